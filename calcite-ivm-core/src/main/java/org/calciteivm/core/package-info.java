@@ -1,0 +1,2 @@
+/** The IVM model shared by the rules and the JDBC driver. */
+package org.calciteivm.core;
