@@ -1,0 +1,65 @@
+package org.calciteivm.core;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * Names of the objects calcite-ivm keeps in the database, and quoting. Every internal object lives
+ * in the schema {@link #SCHEMA} (or in the connection's temporary schema), so the user's namespace
+ * only ever holds the views users asked for.
+ */
+public final class IvmNames {
+  /** The schema of calcite-ivm's catalog, delta tables and stored view data. */
+  public static final String SCHEMA = "_ivm";
+
+  /** Column of a delta table: the epoch a refresh sealed the row into; NULL until then. */
+  public static final String EPOCH_COLUMN = "_ivm_epoch";
+
+  /** Column of a capture stage table: the base row's {@code rowid}. */
+  public static final String ROWID_COLUMN = "_ivm_rowid";
+
+  /** Prefix of the stage columns that hold the new values of an UPDATE. */
+  public static final String NEW_VALUE_PREFIX = "_ivm_new_";
+
+  private IvmNames() {}
+
+  /** The delta table of the tracked table with id {@code tableId}, in {@link #SCHEMA}. */
+  public static String deltaTable(int tableId, String tableName) {
+    return "delta_" + tableId + "_" + tableName;
+  }
+
+  /** The table that stores the rows (and hidden state) of a view, in {@link #SCHEMA}. */
+  public static String viewDataTable(int viewId, String viewName) {
+    return "view_" + viewId + "_" + viewName;
+  }
+
+  /** The temporary table a refresh fills with the consolidated pending change of a base table. */
+  public static String pendingTable(int tableId) {
+    return "ivm_pending_" + tableId;
+  }
+
+  /** The temporary table a refresh fills with the consolidated change of a view. */
+  public static String viewDeltaTable(int viewId) {
+    return "ivm_view_delta_" + viewId;
+  }
+
+  /** A connection's temporary table that stages the rows of one captured write. */
+  public static String stageTable(String purpose, int tableId) {
+    return "ivm_stage_" + purpose + "_" + tableId;
+  }
+
+  /** {@code identifier} as a DuckDB quoted identifier. */
+  public static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+
+  /** The quoted, dot-separated name of {@code parts}. */
+  public static String qualified(String... parts) {
+    return Arrays.stream(parts).map(IvmNames::quote).collect(Collectors.joining("."));
+  }
+
+  /** {@code text} as a DuckDB string literal. */
+  public static String literal(String text) {
+    return '\'' + text.replace("'", "''") + '\'';
+  }
+}

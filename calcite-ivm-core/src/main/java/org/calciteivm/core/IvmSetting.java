@@ -1,0 +1,78 @@
+package org.calciteivm.core;
+
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The settings a user can change with {@code SET ivm_<name> = value}, {@code RESET ivm_<name>} or a
+ * JDBC connection property of the same name.
+ */
+public enum IvmSetting {
+  /**
+   * When every pending change of a projection or filter view is an insert, append the new rows
+   * directly and skip the consolidation and the precise delete (reference: append-only.md).
+   */
+  SKIP_PROJECTION_DELETE("ivm_skip_projection_delete", "true");
+
+  private final String sqlName;
+  private final String defaultValue;
+
+  IvmSetting(String sqlName, String defaultValue) {
+    this.sqlName = sqlName;
+    this.defaultValue = defaultValue;
+  }
+
+  /** The name used in SQL and as a JDBC property, such as {@code ivm_skip_projection_delete}. */
+  public String sqlName() {
+    return sqlName;
+  }
+
+  /** The value in force until the user changes it. */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  /** Whether {@code name} is in the namespace of calcite-ivm settings, known or not. */
+  public static boolean isIvmName(String name) {
+    return name.toLowerCase(Locale.ROOT).startsWith("ivm_");
+  }
+
+  /** Finds the setting called {@code name}, ignoring case. */
+  public static Optional<IvmSetting> byName(String name) {
+    return Arrays.stream(values()).filter(s -> s.sqlName.equalsIgnoreCase(name)).findFirst();
+  }
+
+  /** Finds the setting called {@code name} or fails with a message listing the known ones. */
+  public static IvmSetting of(String name) throws SQLException {
+    Optional<IvmSetting> setting = byName(name);
+    if (setting.isEmpty()) {
+      throw new SQLException(
+          "unknown setting \""
+              + name
+              + "\"; known settings: "
+              + String.join(", ", Arrays.stream(values()).map(IvmSetting::sqlName).toList()),
+          "42704");
+    }
+    return setting.get();
+  }
+
+  /** Checks and normalizes a value given by the user for this setting. */
+  public String normalize(String value) throws SQLException {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    if (v.length() >= 2 && v.startsWith("'") && v.endsWith("'")) {
+      v = v.substring(1, v.length() - 1);
+    }
+    switch (v) {
+      case "true", "on", "1":
+        return "true";
+      case "false", "off", "0":
+        return "false";
+      default:
+        throw new SQLException(
+            "invalid value \"" + value + "\" for setting " + sqlName + ": expected true or false",
+            "22023");
+    }
+  }
+}

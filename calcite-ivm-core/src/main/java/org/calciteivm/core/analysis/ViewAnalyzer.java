@@ -1,0 +1,164 @@
+package org.calciteivm.core.analysis;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Correlate;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Intersect;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.Minus;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.core.TableFunctionScan;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
+import org.apache.calcite.rel.core.Window;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexSubQuery;
+import org.apache.calcite.rex.RexVisitorImpl;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.UnsupportedViewException;
+
+/**
+ * Decides whether a view's logical plan can be maintained and how: it names the first construct
+ * that cannot, and otherwise returns the view's base tables and merge strategy.
+ */
+public final class ViewAnalyzer {
+  private final String viewName;
+  private final Set<List<String>> baseTables = new LinkedHashSet<>();
+
+  private ViewAnalyzer(String viewName) {
+    this.viewName = viewName;
+  }
+
+  /** The outcome of a successful analysis. */
+  public record Analysis(ImmutableList<List<String>> baseTables, MergeStrategy strategy) {}
+
+  /**
+   * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
+   *
+   * @throws UnsupportedViewException naming the first construct that cannot be maintained
+   */
+  public static Analysis analyze(String viewName, RelNode view) throws UnsupportedViewException {
+    ViewAnalyzer analyzer = new ViewAnalyzer(viewName);
+    analyzer.visit(view);
+    if (analyzer.baseTables.isEmpty()) {
+      throw UnsupportedViewException.notYet(viewName, "a query without a base table");
+    }
+    return new Analysis(ImmutableList.copyOf(analyzer.baseTables), MergeStrategy.BAG_COUNTED);
+  }
+
+  private void visit(RelNode rel) throws UnsupportedViewException {
+    if (rel instanceof TableScan scan) {
+      baseTables.add(scan.getTable().getQualifiedName());
+    } else if (rel instanceof Filter filter) {
+      checkExpression(filter.getCondition());
+    } else if (rel instanceof Project project) {
+      for (RexNode e : project.getProjects()) {
+        checkExpression(e);
+      }
+    } else {
+      throw UnsupportedViewException.notYet(viewName, describe(rel));
+    }
+    for (RelNode input : rel.getInputs()) {
+      visit(input);
+    }
+  }
+
+  /** A user-facing name of an operator that has no delta rule yet. */
+  private static String describe(RelNode rel) {
+    if (rel instanceof Aggregate aggregate) {
+      List<AggregateCall> calls = aggregate.getAggCallList();
+      if (calls.isEmpty()) {
+        return aggregate.getGroupCount() == 0 ? "an empty GROUP BY" : "DISTINCT or GROUP BY";
+      }
+      AggregateCall call = calls.get(0);
+      return "aggregate "
+          + call.getAggregation().getName()
+          + (call.isDistinct() ? " DISTINCT" : "");
+    }
+    if (rel instanceof Join join) {
+      return join.getJoinType().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " join";
+    }
+    if (rel instanceof Correlate) {
+      return "a correlated subquery or LATERAL";
+    }
+    if (rel instanceof Sort sort) {
+      if (sort.fetch != null || sort.offset != null) {
+        return "LIMIT/OFFSET";
+      }
+      return "ORDER BY (a materialized view is a bag; order rows when you query it)";
+    }
+    if (rel instanceof Union) {
+      return "UNION";
+    }
+    if (rel instanceof Intersect) {
+      return "INTERSECT";
+    }
+    if (rel instanceof Minus) {
+      return "EXCEPT";
+    }
+    if (rel instanceof Values) {
+      return "VALUES";
+    }
+    if (rel instanceof Window) {
+      return "window function";
+    }
+    if (rel instanceof TableFunctionScan) {
+      return "a table function";
+    }
+    return "operator " + rel.getRelTypeName();
+  }
+
+  private void checkExpression(RexNode expression) throws UnsupportedViewException {
+    List<UnsupportedViewException> problems = new ArrayList<>();
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitCall(RexCall call) {
+            if (problems.isEmpty()) {
+              problems.addAll(problemsOf(call));
+            }
+            return super.visitCall(call);
+          }
+
+          @Override
+          public Void visitOver(RexOver over) {
+            problems.add(
+                UnsupportedViewException.notYet(
+                    viewName, "window function " + over.getAggOperator().getName()));
+            return null;
+          }
+
+          @Override
+          public Void visitSubQuery(RexSubQuery subQuery) {
+            problems.add(UnsupportedViewException.notYet(viewName, "a subquery"));
+            return null;
+          }
+        });
+    if (!problems.isEmpty()) {
+      throw problems.get(0);
+    }
+  }
+
+  private List<UnsupportedViewException> problemsOf(RexCall call) {
+    if (call.getOperator().isDynamicFunction() || !call.getOperator().isDeterministic()) {
+      return List.of(
+          UnsupportedViewException.never(
+              viewName,
+              "non-deterministic function " + call.getOperator().getName(),
+              "its value changes without any change to the base tables"));
+    }
+    return List.of();
+  }
+}

@@ -1,0 +1,116 @@
+package org.calciteivm.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * What every connection of this JVM to one DuckDB database shares: the DuckDB instance, the last
+ * committed calcite-ivm catalog and the compiled refresh programs.
+ *
+ * <p>DuckDB lets only one process open a database file, so this JVM's view of the catalog is the
+ * only one; it is replaced after every committed change of the catalog.
+ */
+public final class IvmDatabase {
+  private static final Map<String, IvmDatabase> OPEN = new HashMap<>();
+
+  private final String key;
+  private final DuckDBConnection root;
+  private int connections;
+  private volatile CatalogSnapshot catalog;
+  private final Map<Integer, RefreshProgram> programs = new ConcurrentHashMap<>();
+  private final ReentrantLock catalogLock = new ReentrantLock();
+
+  private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
+    this.key = key;
+    this.root = root;
+    this.catalog = IvmCatalog.load(root);
+  }
+
+  /**
+   * Opens a new DuckDB connection to the database at {@code path} (empty for a private in-memory
+   * database), sharing the instance with the other connections of this JVM to the same file.
+   */
+  static synchronized Opened open(String path, Properties duckDbProperties) throws SQLException {
+    boolean shared = !path.isEmpty() && !path.equals(":memory:");
+    String key = shared ? path : null;
+    IvmDatabase database = key == null ? null : OPEN.get(key);
+    if (database == null) {
+      Connection connection = DriverManager.getConnection("jdbc:duckdb:" + path, duckDbProperties);
+      database = new IvmDatabase(key, connection.unwrap(DuckDBConnection.class));
+      if (key != null) {
+        OPEN.put(key, database);
+      }
+    }
+    database.connections++;
+    return new Opened(database, database.root.duplicate());
+  }
+
+  /** A new DuckDB connection and the database it belongs to. */
+  record Opened(IvmDatabase database, Connection connection) {}
+
+  /** Called when a connection closes; closes the DuckDB instance with the last one. */
+  synchronized void release() throws SQLException {
+    synchronized (IvmDatabase.class) {
+      if (--connections == 0) {
+        if (key != null) {
+          OPEN.remove(key);
+        }
+        root.close();
+      }
+    }
+  }
+
+  /** The last committed catalog. */
+  public CatalogSnapshot catalog() {
+    return catalog;
+  }
+
+  /**
+   * Runs a change of the catalog while no other connection of this JVM changes it, then reloads the
+   * catalog from the database. {@code change} commits or rolls back its own transaction.
+   */
+  public <T> T changeCatalog(SqlWork<T> change) throws SQLException {
+    catalogLock.lock();
+    try {
+      try {
+        return change.run();
+      } finally {
+        catalog = IvmCatalog.load(root);
+      }
+    } finally {
+      catalogLock.unlock();
+    }
+  }
+
+  /** The compiled refresh program of view {@code viewId}, or null if not compiled yet. */
+  public RefreshProgram cachedProgram(int viewId) {
+    return programs.get(viewId);
+  }
+
+  /** Caches the program of a view that was just compiled. */
+  public void cacheProgram(int viewId, RefreshProgram program) {
+    programs.put(viewId, program);
+  }
+
+  /** Forgets the compiled program of a dropped view. */
+  public void evictProgram(int viewId) {
+    programs.remove(viewId);
+  }
+
+  /** A unit of work against the database that may fail with an {@link SQLException}. */
+  @FunctionalInterface
+  public interface SqlWork<T> {
+    /** Does the work. */
+    T run() throws SQLException;
+  }
+}

@@ -1,0 +1,139 @@
+package org.calciteivm.jdbc;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+import org.calciteivm.jdbc.capture.CapturePlan;
+import org.calciteivm.jdbc.capture.ChangeCapture;
+import org.calciteivm.jdbc.delegate.DelegatingPreparedStatement;
+import org.calciteivm.jdbc.sql.ParsedStatement;
+import org.calciteivm.jdbc.sql.ParsedStatement.Other;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.StatementParser;
+
+/**
+ * A prepared statement of a calcite-ivm connection.
+ *
+ * <p>A write to a tracked table is prepared as its capture plan's stage statement, so parameters
+ * bind where the user put them; executing it (or a batch of it) stages the rows and then applies
+ * them to the table and its delta in one transaction. Other DuckDB statements are prepared by
+ * DuckDB. IVM statements, settings and schema changes take no parameters and run through a plain
+ * statement.
+ */
+final class IvmPreparedStatement extends DelegatingPreparedStatement {
+  private final IvmConnection connection;
+  private final CapturePlan capture;
+
+  private IvmPreparedStatement(
+      IvmConnection connection, PreparedStatement duckDb, CapturePlan capture) {
+    super(duckDb);
+    this.connection = connection;
+    this.capture = capture;
+  }
+
+  static PreparedStatement prepare(IvmConnection connection, String sql) throws SQLException {
+    ParsedStatement parsed = StatementParser.parse(sql);
+    Connection duckDb = connection.duckDb();
+    if (parsed instanceof Write write) {
+      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write, sql);
+      if (plan.isPresent()) {
+        plan.get().setUp(duckDb);
+        return new IvmPreparedStatement(
+            connection, duckDb.prepareStatement(plan.get().stageSql()), plan.get());
+      }
+    } else if (!(parsed instanceof Other)) {
+      return routed(connection, sql);
+    }
+    return new IvmPreparedStatement(connection, duckDb.prepareStatement(sql), null);
+  }
+
+  @Override
+  public boolean execute() throws SQLException {
+    if (capture == null) {
+      return preparedDelegate.execute();
+    }
+    executeLargeUpdate();
+    return false;
+  }
+
+  @Override
+  public int executeUpdate() throws SQLException {
+    return (int) executeLargeUpdate();
+  }
+
+  @Override
+  public long executeLargeUpdate() throws SQLException {
+    if (capture == null) {
+      return preparedDelegate.executeLargeUpdate();
+    }
+    Connection duckDb = connection.duckDb();
+    PreparedStatement stage = preparedDelegate;
+    return connection.atomically(
+        () -> {
+          capture.setUp(duckDb);
+          stage.execute();
+          long rows = stage.getLargeUpdateCount();
+          capture.apply(duckDb);
+          return rows;
+        });
+  }
+
+  @Override
+  public int[] executeBatch() throws SQLException {
+    if (capture == null) {
+      return delegate.executeBatch();
+    }
+    Connection duckDb = connection.duckDb();
+    return connection.atomically(
+        () -> {
+          capture.setUp(duckDb);
+          int[] counts = delegate.executeBatch();
+          capture.apply(duckDb);
+          return counts;
+        });
+  }
+
+  @Override
+  public Connection getConnection() {
+    return connection;
+  }
+
+  /**
+   * A prepared statement for a statement without parameters that calcite-ivm runs itself: every
+   * {@code execute*} call runs it through an {@link IvmStatement}; setting a parameter fails.
+   */
+  private static PreparedStatement routed(IvmConnection connection, String sql)
+      throws SQLException {
+    Statement statement = connection.createStatement();
+    return (PreparedStatement)
+        Proxy.newProxyInstance(
+            IvmPreparedStatement.class.getClassLoader(),
+            new Class<?>[] {PreparedStatement.class},
+            (proxy, method, args) -> {
+              String name = method.getName();
+              if (name.startsWith("set") && args != null && args.length >= 2) {
+                throw new SQLException("this statement takes no parameters: " + sql, "07001");
+              }
+              if ((name.startsWith("execute") || name.equals("addBatch"))
+                  && (args == null || args.length == 0)) {
+                Object[] withSql = {sql};
+                method =
+                    Statement.class.getMethod(
+                        name.equals("addBatch") ? "addBatch" : name, String.class);
+                args = withSql;
+              }
+              if (name.equals("getConnection")) {
+                return connection;
+              }
+              try {
+                return method.invoke(statement, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+}

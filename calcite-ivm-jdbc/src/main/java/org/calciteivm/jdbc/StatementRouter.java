@@ -1,0 +1,98 @@
+package org.calciteivm.jdbc;
+
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.IvmSetting;
+import org.calciteivm.jdbc.capture.CapturePlan;
+import org.calciteivm.jdbc.capture.ChangeCapture;
+import org.calciteivm.jdbc.ddl.MaterializedViews;
+import org.calciteivm.jdbc.ddl.SchemaGuard;
+import org.calciteivm.jdbc.sql.ParsedStatement;
+import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
+import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.StatementParser;
+
+/**
+ * Runs one statement of a calcite-ivm connection: IVM statements and settings here, writes to
+ * tracked tables through change capture, schema changes after {@link SchemaGuard}'s check, and
+ * everything else on DuckDB unchanged.
+ */
+final class StatementRouter {
+  private StatementRouter() {}
+
+  /** The result of one statement. */
+  sealed interface Outcome {}
+
+  /** The statement ran on the DuckDB statement, whose results the caller reads. */
+  record Delegated(boolean hasResultSet) implements Outcome {}
+
+  /** The statement ran elsewhere and changed this many rows. */
+  record Count(long rows) implements Outcome {}
+
+  /** Runs {@code sql}, a single statement, using {@code duckDb} for DuckDB's part. */
+  static Outcome execute(IvmConnection connection, Statement duckDb, String sql)
+      throws SQLException {
+    ParsedStatement parsed = StatementParser.parse(sql);
+    if (parsed instanceof CreateMaterializedView create) {
+      MaterializedViews.create(connection, create);
+      return new Count(0);
+    }
+    if (parsed instanceof RefreshMaterializedView refresh) {
+      return new Count(MaterializedViews.refresh(connection, refresh.name()).pendingRows());
+    }
+    if (parsed instanceof DropMaterializedView drop) {
+      MaterializedViews.drop(connection, drop);
+      return new Count(0);
+    }
+    if (parsed instanceof ExplainRefresh explain) {
+      return lines(duckDb, MaterializedViews.explain(connection, explain.name()));
+    }
+    if (parsed instanceof SetSetting set) {
+      IvmSetting setting = IvmSetting.of(set.name());
+      connection.settings(connection.settings().with(setting, set.value()));
+      return new Count(0);
+    }
+    if (parsed instanceof ResetSetting reset) {
+      connection.settings(connection.settings().reset(IvmSetting.of(reset.name())));
+      return new Count(0);
+    }
+    if (parsed instanceof Write write) {
+      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write, sql);
+      if (plan.isPresent()) {
+        return new Count(connection.atomically(() -> plan.get().run(connection.duckDb())));
+      }
+    } else if (parsed instanceof SchemaChange change) {
+      SchemaGuard.check(connection.database().catalog(), change);
+    } else if (parsed instanceof TransactionControl control) {
+      try {
+        return new Delegated(duckDb.execute(sql));
+      } finally {
+        // a failed COMMIT ends the transaction too; a failed BEGIN opens none
+        connection.sqlTransaction(control.begins() && connection.duckDb().getAutoCommit());
+      }
+    }
+    return new Delegated(duckDb.execute(sql));
+  }
+
+  /** Returns {@code lines} as a one-column result set on {@code duckDb}. */
+  private static Outcome lines(Statement duckDb, List<String> lines) throws SQLException {
+    String values =
+        java.util.stream.IntStream.range(0, lines.size())
+            .mapToObj(i -> "(" + i + ", " + IvmNames.literal(lines.get(i)) + ")")
+            .collect(Collectors.joining(", "));
+    return new Delegated(
+        duckDb.execute(
+            "SELECT line AS plan FROM (VALUES " + values + ") AS t(n, line) ORDER BY n"));
+  }
+}

@@ -1,0 +1,55 @@
+package org.calciteivm.jdbc.capture;
+
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+
+/**
+ * Decides how a write is run: unchanged when its target has no materialized view, through a {@link
+ * CapturePlan} when it has one, and refused when the driver cannot capture it (a write the driver
+ * cannot see the rows of must never run uncaptured) or when it targets calcite-ivm's own tables.
+ */
+public final class ChangeCapture {
+  private ChangeCapture() {}
+
+  /** The capture plan of {@code write} (the statement {@code sql}), or empty if not tracked. */
+  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write, String sql)
+      throws SQLException {
+    if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+      throw new SQLException(
+          "table "
+              + write.target()
+              + " belongs to calcite-ivm and cannot be written directly;"
+              + " use REFRESH or DROP MATERIALIZED VIEW",
+          "42501");
+    }
+    Optional<TrackedTable> tracked =
+        catalog.trackedTable(write.target().schema(), write.target().name());
+    if (tracked.isEmpty()) {
+      return Optional.empty();
+    }
+    if (write.kind() == WriteKind.UNCAPTURABLE) {
+      String views =
+          catalog.viewsReading(tracked.get().id()).stream()
+              .map(ViewEntry::name)
+              .collect(Collectors.joining(", "));
+      throw new SQLFeatureNotSupportedException(
+          "this write to "
+              + tracked.get().relation().displayName()
+              + " cannot be captured, and materialized view "
+              + views
+              + " reads the table: use INSERT, UPDATE, DELETE or TRUNCATE"
+              + " (COPY FROM, MERGE, INSERT OR REPLACE/IGNORE, writes in WITH and EXPLAIN ANALYZE"
+              + " are not captured)",
+          "0A000");
+    }
+    return Optional.of(CaptureRewriter.rewrite(write, tracked.get(), sql));
+  }
+}

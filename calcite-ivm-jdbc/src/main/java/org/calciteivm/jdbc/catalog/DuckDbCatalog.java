@@ -1,0 +1,95 @@
+package org.calciteivm.jdbc.catalog;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.calciteivm.core.IvmNames;
+
+/**
+ * The user's tables and views of a DuckDB database, read from DuckDB's own catalog functions
+ * (rather than JDBC metadata, which loses types). calcite-ivm's internal schema is left out.
+ */
+public final class DuckDbCatalog {
+  private final ImmutableList<Relation> relations;
+
+  private DuckDbCatalog(List<Relation> relations) {
+    this.relations = ImmutableList.copyOf(relations);
+  }
+
+  /** Reads the catalog of the connection's current database, as of its transaction. */
+  public static DuckDbCatalog read(Connection connection) throws SQLException {
+    String sql =
+        "SELECT c.schema_name, c.table_name, t.table_name IS NOT NULL AS is_table,"
+            + " c.column_name, c.data_type, c.column_default, c.is_nullable"
+            + " FROM duckdb_columns() c"
+            + " LEFT JOIN duckdb_tables() t ON t.database_name = c.database_name"
+            + "  AND t.schema_name = c.schema_name AND t.table_name = c.table_name"
+            + " WHERE c.database_name = current_database() AND c.schema_name <> ?"
+            + " ORDER BY c.schema_name, c.table_name, c.column_index";
+    Map<List<String>, List<Column>> columns = new LinkedHashMap<>();
+    Map<List<String>, Boolean> isTable = new LinkedHashMap<>();
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          List<String> key = List.of(rs.getString(1), rs.getString(2));
+          isTable.put(key, rs.getBoolean(3));
+          columns
+              .computeIfAbsent(key, k -> new ArrayList<>())
+              .add(new Column(rs.getString(4), rs.getString(5), rs.getString(6), rs.getBoolean(7)));
+        }
+      }
+    }
+    List<Relation> relations = new ArrayList<>();
+    columns.forEach(
+        (key, cols) ->
+            relations.add(
+                new Relation(
+                    key.get(0), key.get(1), isTable.get(key), ImmutableList.copyOf(cols))));
+    return new DuckDbCatalog(relations);
+  }
+
+  /** The column names of any table, internal ones included, in order. */
+  public static List<String> columnNames(Connection connection, String schema, String table)
+      throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database()"
+                + " AND schema_name = ? AND table_name = ? ORDER BY column_index")) {
+      statement.setString(1, schema);
+      statement.setString(2, table);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+    }
+    return names;
+  }
+
+  /** Every relation, ordered by schema and name. */
+  public ImmutableList<Relation> relations() {
+    return relations;
+  }
+
+  /** Finds a relation by schema and name, ignoring case as DuckDB does. */
+  public Optional<Relation> find(String schema, String name) {
+    return relations.stream()
+        .filter(r -> r.schema().equalsIgnoreCase(schema) && r.name().equalsIgnoreCase(name))
+        .findFirst();
+  }
+
+  /** Lower-case key of a relation name, for case-insensitive maps. */
+  public static String key(String schema, String name) {
+    return schema.toLowerCase(Locale.ROOT) + "." + name.toLowerCase(Locale.ROOT);
+  }
+}

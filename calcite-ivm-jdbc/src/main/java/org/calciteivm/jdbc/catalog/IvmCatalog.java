@@ -1,0 +1,305 @@
+package org.calciteivm.jdbc.catalog;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.ZSets;
+
+/**
+ * calcite-ivm's catalog tables in the database file, in the schema {@link IvmNames#SCHEMA}, and the
+ * statements that read and change them. Every change runs inside the caller's transaction, so the
+ * catalog commits or rolls back with the data it describes.
+ *
+ * <ul>
+ *   <li>{@code tables}: tracked base tables and the last epoch a refresh sealed their deltas to;
+ *   <li>{@code views}: materialized views, their query and strategy;
+ *   <li>{@code view_inputs}: per view and base table, the epoch up to which the view has consumed
+ *       the table's delta (its watermark).
+ * </ul>
+ */
+public final class IvmCatalog {
+  private static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
+  private static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
+  private static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
+
+  private IvmCatalog() {}
+
+  /** Creates the catalog schema and tables if they do not exist. */
+  public static void ensureExists(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("CREATE SCHEMA IF NOT EXISTS " + IvmNames.quote(IvmNames.SCHEMA));
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + TABLES
+              + " (table_id INTEGER NOT NULL, schema_name VARCHAR NOT NULL,"
+              + " table_name VARCHAR NOT NULL, epoch BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + VIEWS
+              + " (view_id INTEGER NOT NULL, view_name VARCHAR NOT NULL, query VARCHAR NOT NULL,"
+              + " strategy VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + INPUTS
+              + " (view_id INTEGER NOT NULL, table_id INTEGER NOT NULL,"
+              + " watermark BIGINT NOT NULL)");
+    }
+  }
+
+  /** Reads the catalog; an empty one if calcite-ivm was never used on this database. */
+  public static CatalogSnapshot load(Connection connection) throws SQLException {
+    if (!exists(connection)) {
+      return CatalogSnapshot.empty();
+    }
+    DuckDbCatalog duckDb = DuckDbCatalog.read(connection);
+    List<TrackedTable> tables = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT table_id, schema_name, table_name FROM " + TABLES + " ORDER BY 1")) {
+      while (rs.next()) {
+        String schema = rs.getString(2);
+        String name = rs.getString(3);
+        Relation relation =
+            duckDb
+                .find(schema, name)
+                .orElseThrow(
+                    () ->
+                        new SQLException(
+                            "calcite-ivm catalog is inconsistent: tracked table "
+                                + schema
+                                + "."
+                                + name
+                                + " does not exist"));
+        tables.add(new TrackedTable(rs.getInt(1), relation));
+      }
+    }
+    Map<Integer, List<Integer>> inputs = new LinkedHashMap<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT view_id, table_id FROM " + INPUTS + " ORDER BY 1, 2")) {
+      while (rs.next()) {
+        inputs.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>()).add(rs.getInt(2));
+      }
+    }
+    List<ViewEntry> views = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT view_id, view_name, query, strategy FROM " + VIEWS + " ORDER BY 1")) {
+      while (rs.next()) {
+        int id = rs.getInt(1);
+        views.add(
+            new ViewEntry(
+                id,
+                rs.getString(2),
+                rs.getString(3),
+                MergeStrategy.valueOf(rs.getString(4)),
+                ImmutableList.copyOf(inputs.getOrDefault(id, List.of()))));
+      }
+    }
+    return new CatalogSnapshot(tables, views);
+  }
+
+  private static boolean exists(Connection connection) throws SQLException {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+                + " AND schema_name = ? AND table_name = 'views'")) {
+      s.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) > 0;
+      }
+    }
+  }
+
+  /** Starts tracking {@code relation}: registers it and creates its empty delta table. */
+  public static TrackedTable track(Connection connection, Relation relation) throws SQLException {
+    int id = nextId(connection, TABLES, "table_id");
+    try (PreparedStatement s =
+        connection.prepareStatement("INSERT INTO " + TABLES + " VALUES (?, ?, ?, 0)")) {
+      s.setInt(1, id);
+      s.setString(2, relation.schema());
+      s.setString(3, relation.name());
+      s.executeUpdate();
+    }
+    TrackedTable table = new TrackedTable(id, relation);
+    String columns =
+        relation.columns().stream()
+            .map(c -> IvmNames.quote(c.name()) + " " + c.dataType())
+            .collect(Collectors.joining(", "));
+    try (Statement s = connection.createStatement()) {
+      s.execute(
+          "CREATE TABLE "
+              + table.deltaTable()
+              + " ("
+              + columns
+              + ", "
+              + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+              + " BIGINT NOT NULL, "
+              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+              + " BIGINT)");
+    }
+    return table;
+  }
+
+  /** Stops tracking {@code table}: drops its delta table and forgets it. */
+  public static void untrack(Connection connection, TrackedTable table) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("DROP TABLE " + table.deltaTable());
+      s.execute("DELETE FROM " + TABLES + " WHERE table_id = " + table.id());
+    }
+  }
+
+  /**
+   * Seals the captured changes of {@code table} that are committed and visible to this transaction:
+   * gives them the next epoch of the table and returns that epoch.
+   *
+   * <p>Positions are assigned here, by the reader, and not by writers: a writer's transaction that
+   * commits after this one has its rows sealed by a later refresh, so no change can fall behind a
+   * watermark that has moved past it. Two refreshes that seal the same table at once conflict on
+   * the table's catalog row, and one of them retries.
+   */
+  public static long seal(Connection connection, TrackedTable table) throws SQLException {
+    long epoch;
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "UPDATE "
+                    + TABLES
+                    + " SET epoch = epoch + 1 WHERE table_id = "
+                    + table.id()
+                    + " RETURNING epoch")) {
+      if (!rs.next()) {
+        throw new IllegalStateException("tracked table " + table.id() + " has no catalog row");
+      }
+      epoch = rs.getLong(1);
+    }
+    try (Statement s = connection.createStatement()) {
+      s.executeUpdate(
+          "UPDATE "
+              + table.deltaTable()
+              + " SET "
+              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+              + " = "
+              + epoch
+              + " WHERE "
+              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+              + " IS NULL");
+    }
+    return epoch;
+  }
+
+  /** Registers a view and its inputs, each with watermark {@code watermarks[i]}. */
+  public static int addView(
+      Connection connection,
+      String name,
+      String query,
+      MergeStrategy strategy,
+      List<Integer> tableIds,
+      List<Long> watermarks)
+      throws SQLException {
+    int id = nextId(connection, VIEWS, "view_id");
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "INSERT INTO " + VIEWS + " VALUES (?, ?, ?, ?, current_timestamp::TIMESTAMP)")) {
+      s.setInt(1, id);
+      s.setString(2, name);
+      s.setString(3, query);
+      s.setString(4, strategy.name());
+      s.executeUpdate();
+    }
+    try (PreparedStatement s =
+        connection.prepareStatement("INSERT INTO " + INPUTS + " VALUES (?, ?, ?)")) {
+      for (int i = 0; i < tableIds.size(); i++) {
+        s.setInt(1, id);
+        s.setInt(2, tableIds.get(i));
+        s.setLong(3, watermarks.get(i));
+        s.executeUpdate();
+      }
+    }
+    return id;
+  }
+
+  /** Forgets a view and its inputs. */
+  public static void removeView(Connection connection, int viewId) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("DELETE FROM " + INPUTS + " WHERE view_id = " + viewId);
+      s.execute("DELETE FROM " + VIEWS + " WHERE view_id = " + viewId);
+    }
+  }
+
+  /** The epoch up to which view {@code viewId} has consumed the delta of {@code tableId}. */
+  public static long watermark(Connection connection, int viewId, int tableId) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT watermark FROM "
+                    + INPUTS
+                    + " WHERE view_id = "
+                    + viewId
+                    + " AND table_id = "
+                    + tableId)) {
+      if (!rs.next()) {
+        throw new IllegalStateException("view " + viewId + " does not read table " + tableId);
+      }
+      return rs.getLong(1);
+    }
+  }
+
+  /** Moves the watermark of view {@code viewId} on {@code tableId} to {@code epoch}. */
+  public static void advance(Connection connection, int viewId, int tableId, long epoch)
+      throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.executeUpdate(
+          "UPDATE "
+              + INPUTS
+              + " SET watermark = "
+              + epoch
+              + " WHERE view_id = "
+              + viewId
+              + " AND table_id = "
+              + tableId);
+    }
+  }
+
+  /**
+   * Removes the captured changes of {@code table} that every view reading it has consumed (all of
+   * them if no view reads it any more).
+   */
+  public static void collectGarbage(Connection connection, TrackedTable table) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.executeUpdate(
+          "DELETE FROM "
+              + table.deltaTable()
+              + " WHERE "
+              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+              + " <= (SELECT coalesce(min(watermark), 9223372036854775807) FROM "
+              + INPUTS
+              + " WHERE table_id = "
+              + table.id()
+              + ")");
+    }
+  }
+
+  private static int nextId(Connection connection, String table, String column)
+      throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT coalesce(max(" + column + "), 0) + 1 FROM " + table)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+}

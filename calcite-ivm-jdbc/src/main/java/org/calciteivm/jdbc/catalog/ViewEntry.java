@@ -1,0 +1,32 @@
+package org.calciteivm.jdbc.catalog;
+
+import com.google.common.collect.ImmutableList;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.MergeStrategy;
+
+/**
+ * A materialized view in calcite-ivm's catalog.
+ *
+ * @param id the view's id
+ * @param name its name, which users query (a DuckDB view in the main schema)
+ * @param query its defining query as the user wrote it
+ * @param strategy the merge strategy its shape needs
+ * @param inputTableIds the ids of the tracked tables it reads
+ */
+public record ViewEntry(
+    int id,
+    String name,
+    String query,
+    MergeStrategy strategy,
+    ImmutableList<Integer> inputTableIds) {
+
+  /** The quoted name of the table that stores the view's rows. */
+  public String dataTable() {
+    return IvmNames.qualified(IvmNames.SCHEMA, IvmNames.viewDataTable(id, name));
+  }
+
+  /** The quoted name users query. */
+  public String userView() {
+    return IvmNames.qualified("main", name);
+  }
+}

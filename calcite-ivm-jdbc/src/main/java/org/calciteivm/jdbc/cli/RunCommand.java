@@ -1,0 +1,140 @@
+package org.calciteivm.jdbc.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.calciteivm.jdbc.sql.SqlScript;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code calcite-ivm run}: runs SQL scripts through the calcite-ivm driver and prints each result
+ * set as tab-separated lines (see {@link ResultPrinter}).
+ *
+ * <p>All scripts are read and split before the first statement runs, so a missing file or an
+ * unterminated string changes nothing. Execution stops at the first failing statement, which is
+ * reported on stderr as {@code error: <file>:<statement number>: <message>}.
+ */
+@Command(
+    name = "run",
+    description = {
+      "Runs SQL scripts and prints their results as tab-separated lines.",
+      "",
+      "Statements end with ';'. All files run in one session. Every result set is printed as "
+          + "its column labels, then one line per row, NULL as NULL. The first failing "
+          + "statement stops the run: its error goes to stderr and the exit code is 1."
+    })
+final class RunCommand implements Callable<Integer> {
+  private static final String STDIN = "-";
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--db",
+      paramLabel = "PATH",
+      description = "DuckDB database file, created if missing (default: in-memory)")
+  Path db;
+
+  @Parameters(
+      arity = "1..*",
+      paramLabel = "FILE",
+      description = "SQL scripts, run in the order given; '-' reads standard input")
+  List<String> files;
+
+  /** A script file's name as shown in error messages, and its statements. */
+  private record Script(String name, List<String> statements) {}
+
+  @Override
+  public Integer call() throws IOException {
+    PrintWriter err = spec.commandLine().getErr();
+    List<Script> scripts = new ArrayList<>();
+    for (String file : files) {
+      String name = file.equals(STDIN) ? "stdin" : file;
+      String text;
+      if (file.equals(STDIN)) {
+        text = new String(System.in.readAllBytes(), UTF_8);
+      } else {
+        Path path = Path.of(file);
+        if (!Files.isRegularFile(path)) {
+          err.println(
+              "error: " + name + ": " + (Files.exists(path) ? "not a file" : "no such file"));
+          return ExitCode.USAGE;
+        }
+        try {
+          text = Files.readString(path, UTF_8);
+        } catch (IOException e) {
+          err.println("error: " + name + ": cannot read: " + ErrorMessages.oneLine(e));
+          return ExitCode.USAGE;
+        }
+      }
+      try {
+        scripts.add(new Script(name, SqlScript.split(text)));
+      } catch (SQLException e) {
+        err.println("error: " + name + ": " + ErrorMessages.oneLine(e));
+        return ExitCode.SOFTWARE;
+      }
+    }
+
+    String url = Databases.url(db);
+    Connection connection;
+    try {
+      connection = DriverManager.getConnection(url);
+    } catch (SQLException e) {
+      err.println("error: cannot open " + url + ": " + ErrorMessages.oneLine(e));
+      return ExitCode.SOFTWARE;
+    }
+    try (connection) {
+      return execute(connection, scripts);
+    } catch (SQLException e) {
+      err.println("error: closing " + url + ": " + ErrorMessages.oneLine(e));
+      return ExitCode.SOFTWARE;
+    }
+  }
+
+  private int execute(Connection connection, List<Script> scripts) {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    ResultPrinter printer = new ResultPrinter(out);
+    for (Script script : scripts) {
+      List<String> statements = script.statements();
+      for (int i = 0; i < statements.size(); i++) {
+        String where = script.name() + ":" + (i + 1);
+        // A fresh Statement each time: DuckDB's JDBC driver closes a Statement when it fails.
+        try (Statement statement = connection.createStatement()) {
+          if (statement.execute(statements.get(i))) {
+            try (ResultSet rs = statement.getResultSet()) {
+              printer.print(rs);
+            }
+          }
+        } catch (SQLException e) {
+          out.flush();
+          err.println("error: " + where + ": " + ErrorMessages.oneLine(e));
+          return ExitCode.SOFTWARE;
+        } catch (RuntimeException e) {
+          // Not a user error but a bug in the driver: keep the stack trace for its report.
+          out.flush();
+          err.println("error: " + where + ": internal error: " + e);
+          e.printStackTrace(err);
+          return ExitCode.SOFTWARE;
+        }
+      }
+    }
+    out.flush();
+    return ExitCode.OK;
+  }
+}

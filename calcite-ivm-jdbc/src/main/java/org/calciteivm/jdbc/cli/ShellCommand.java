@@ -1,0 +1,65 @@
+package org.calciteivm.jdbc.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import sqlline.SqlLine;
+
+/**
+ * {@code calcite-ivm shell}: an interactive SQL shell (sqlline) connected through the calcite-ivm
+ * driver, so materialized view statements work as in any JDBC application.
+ */
+@Command(
+    name = "shell",
+    description = {
+      "Opens an interactive SQL shell (sqlline).",
+      "",
+      "The shell connects through the calcite-ivm driver, so materialized view statements work "
+          + "in it. End statements with ';'. !help lists the shell's commands, !quit leaves it."
+    })
+final class ShellCommand implements Callable<Integer> {
+  private static final int UNKNOWN_TERMINAL_WIDTH = 1000;
+
+  // Held here because java.util.logging keeps only weak references to its loggers.
+  private static final Logger JLINE_LOGGER = Logger.getLogger("org.jline");
+
+  @Option(
+      names = "--db",
+      paramLabel = "PATH",
+      description = "DuckDB database file, created if missing (default: in-memory)")
+  Path db;
+
+  @Parameters(
+      paramLabel = "SQLLINE_OPTION",
+      description =
+          "further sqlline options, after '--' (for example: -- --outputformat=csv -f script.sql)")
+  List<String> sqllineOptions = new ArrayList<>();
+
+  @Override
+  public Integer call() throws IOException {
+    List<String> args = new ArrayList<>();
+    args.add("-u");
+    args.add(Databases.url(db));
+    args.add("-d");
+    args.add(Databases.DRIVER_CLASS);
+    // DuckDB has no users; without this sqlline would prompt for a name and a password.
+    args.add("--connectInteractionMode=notAskCredentials");
+    args.add("--nullValue=NULL");
+    if (System.console() == null) {
+      // Without a terminal sqlline sees a width of 0 and prints empty columns; jline warns.
+      args.add("--maxWidth=" + UNKNOWN_TERMINAL_WIDTH);
+      JLINE_LOGGER.setLevel(Level.SEVERE);
+    }
+    args.addAll(sqllineOptions);
+    SqlLine.Status status = SqlLine.start(args.toArray(new String[0]), null, true);
+    return status == SqlLine.Status.OK ? ExitCode.OK : ExitCode.SOFTWARE;
+  }
+}

@@ -1,0 +1,293 @@
+package org.calciteivm.jdbc.ddl;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.calcite.rel.RelNode;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.core.analysis.ViewAnalyzer;
+import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.DuckDbCatalog;
+import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.Relation;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.RefreshCompiler;
+import org.calciteivm.jdbc.refresh.RefreshExecutor;
+import org.calciteivm.jdbc.sql.ObjectName;
+import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
+import org.calciteivm.jdbc.sql.SqlLexer;
+import org.calciteivm.jdbc.sql.SqlToken;
+
+/**
+ * The IVM statements: CREATE, DROP, REFRESH and EXPLAIN REFRESH MATERIALIZED VIEW.
+ *
+ * <p>CREATE and DROP change the catalog and the database in one transaction, so a failure leaves
+ * both as they were; they run outside user transactions because the catalog they publish to the
+ * other connections must be committed.
+ */
+public final class MaterializedViews {
+  private MaterializedViews() {}
+
+  /** {@code CREATE MATERIALIZED VIEW}: plans, creates and populates the view. */
+  public static void create(IvmConnection connection, CreateMaterializedView statement)
+      throws SQLException {
+    String name = viewName(statement.name());
+    requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
+    IvmDatabase database = connection.database();
+    Connection duckDb = connection.duckDb();
+    RefreshProgram program =
+        database.changeCatalog(
+            () -> {
+              CatalogSnapshot catalog = IvmCatalog.load(duckDb);
+              if (catalog.view(name).isPresent()) {
+                if (statement.ifNotExists()) {
+                  return null;
+                }
+                throw new SQLException(
+                    "materialized view \"" + name + "\" already exists", "42P07");
+              }
+              Optional<Relation> existing = DuckDbCatalog.read(duckDb).find("main", name);
+              if (existing.isPresent()) {
+                throw new SQLException(
+                    (existing.get().isTable() ? "table" : "view")
+                        + " \""
+                        + existing.get().name()
+                        + "\" already exists",
+                    "42P07");
+              }
+              refuseVolatileFunctions(duckDb, name, statement.query());
+              return connection.atomically(
+                  () -> createInTransaction(duckDb, catalog, name, statement.query()));
+            });
+    if (program != null) {
+      database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
+    }
+  }
+
+  private static RefreshProgram createInTransaction(
+      Connection duckDb, CatalogSnapshot catalog, String name, String query) throws SQLException {
+    RelNode plan = RefreshCompiler.plan(duckDb, name, query, catalog.trackedTables());
+    ViewAnalyzer.Analysis analysis = ViewAnalyzer.analyze(name, plan);
+    IvmCatalog.ensureExists(duckDb);
+    DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
+    List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
+    List<Integer> tableIds = new ArrayList<>();
+    List<Long> watermarks = new ArrayList<>();
+    for (List<String> qualifiedName : analysis.baseTables()) {
+      String schema = qualifiedName.get(qualifiedName.size() - 2);
+      String table = qualifiedName.get(qualifiedName.size() - 1);
+      Relation relation =
+          duckDbCatalog
+              .find(schema, table)
+              .orElseThrow(() -> new IllegalStateException("planned table vanished: " + table));
+      if (!relation.isTable()) {
+        String what = catalog.view(table).isPresent() ? "materialized view " : "view ";
+        throw UnsupportedViewException.notYet(
+            name, "reading the " + what + "\"" + relation.name() + "\" (read its tables instead)");
+      }
+      TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);
+      if (trackedTable == null) {
+        trackedTable = IvmCatalog.track(duckDb, relation);
+        tracked.add(trackedTable);
+      }
+      tableIds.add(trackedTable.id());
+      // changes committed before this transaction are in the view's first state: consume them
+      watermarks.add(IvmCatalog.seal(duckDb, trackedTable));
+    }
+    int id = IvmCatalog.addView(duckDb, name, query, analysis.strategy(), tableIds, watermarks);
+    ViewEntry view =
+        new ViewEntry(id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds));
+    try (Statement s = duckDb.createStatement()) {
+      s.execute("CREATE TABLE " + view.dataTable() + " AS " + query);
+      s.execute("CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
+    }
+    return RefreshCompiler.compile(duckDb, view, tracked);
+  }
+
+  /** {@code DROP MATERIALIZED VIEW}: removes the view and every artefact no other view needs. */
+  public static void drop(IvmConnection connection, DropMaterializedView statement)
+      throws SQLException {
+    String name = viewName(statement.name());
+    requireNoTransaction(connection, "DROP MATERIALIZED VIEW");
+    Connection duckDb = connection.duckDb();
+    IvmDatabase database = connection.database();
+    database.changeCatalog(
+        () -> {
+          CatalogSnapshot catalog = IvmCatalog.load(duckDb);
+          Optional<ViewEntry> found = catalog.view(name);
+          if (found.isEmpty()) {
+            if (statement.ifExists()) {
+              return null;
+            }
+            throw notAView(duckDb, name);
+          }
+          ViewEntry view = found.get();
+          connection.atomically(
+              () -> {
+                try (Statement s = duckDb.createStatement()) {
+                  s.execute("DROP VIEW " + view.userView());
+                  s.execute("DROP TABLE " + view.dataTable());
+                }
+                IvmCatalog.removeView(duckDb, view.id());
+                for (int tableId : view.inputTableIds()) {
+                  TrackedTable table = catalog.trackedTable(tableId);
+                  if (catalog.viewsReading(tableId).size() == 1) {
+                    IvmCatalog.untrack(duckDb, table);
+                  } else {
+                    IvmCatalog.collectGarbage(duckDb, table);
+                  }
+                }
+                return null;
+              });
+          database.evictProgram(view.id());
+          return null;
+        });
+  }
+
+  /** {@code REFRESH MATERIALIZED VIEW}: applies the pending changes incrementally. */
+  public static RefreshExecutor.Outcome refresh(IvmConnection connection, ObjectName name)
+      throws SQLException {
+    ViewEntry view = view(connection, name);
+    return RefreshExecutor.refresh(connection, view, program(connection, view));
+  }
+
+  /**
+   * {@code EXPLAIN REFRESH MATERIALIZED VIEW}: the delta plan and the statements a refresh runs.
+   */
+  public static List<String> explain(IvmConnection connection, ObjectName name)
+      throws SQLException {
+    ViewEntry view = view(connection, name);
+    RefreshProgram program = program(connection, view);
+    List<String> lines = new ArrayList<>();
+    lines.add("materialized view: " + view.name());
+    lines.add("query: " + view.query());
+    lines.add(
+        "strategy: "
+            + program.strategy()
+            + " (BAG_APPEND when every pending change is an insert"
+            + " and ivm_skip_projection_delete is true, now "
+            + connection.settings().get(org.calciteivm.core.IvmSetting.SKIP_PROJECTION_DELETE)
+            + ")");
+    lines.add("hidden columns: none");
+    lines.add("delta plan:");
+    program.deltaPlan().lines().forEach(l -> lines.add("  " + l));
+    lines.add("refresh statements, in one transaction:");
+    for (RefreshProgram.Input input : program.inputs()) {
+      lines.add("  seal and consolidate the pending change of " + tableName(connection, input));
+      input.materializeSql().lines().forEach(l -> lines.add("    " + l));
+    }
+    for (MergeStrategy strategy : List.of(MergeStrategy.BAG_COUNTED, MergeStrategy.BAG_APPEND)) {
+      lines.add("  merge when " + strategy + ":");
+      for (String sql : program.statementsFor(strategy)) {
+        sql.lines().forEach(l -> lines.add("    " + l));
+      }
+    }
+    return lines;
+  }
+
+  private static String tableName(IvmConnection connection, RefreshProgram.Input input) {
+    return connection.database().catalog().trackedTable(input.tableId()).relation().displayName();
+  }
+
+  private static RefreshProgram program(IvmConnection connection, ViewEntry view)
+      throws SQLException {
+    IvmDatabase database = connection.database();
+    RefreshProgram program = database.cachedProgram(view.id());
+    if (program == null) {
+      program =
+          RefreshCompiler.compile(connection.duckDb(), view, database.catalog().trackedTables());
+      database.cacheProgram(view.id(), program);
+    }
+    return program;
+  }
+
+  private static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
+    String viewName = viewName(name);
+    Optional<ViewEntry> view = connection.database().catalog().view(viewName);
+    if (view.isEmpty()) {
+      throw notAView(connection.duckDb(), viewName);
+    }
+    return view.get();
+  }
+
+  private static SQLException notAView(Connection duckDb, String name) throws SQLException {
+    Optional<Relation> relation = DuckDbCatalog.read(duckDb).find("main", name);
+    String what =
+        relation
+            .map(r -> r.isTable() ? "it is a table" : "it is a view")
+            .orElse("nothing has that name");
+    return new SQLException("\"" + name + "\" is not a materialized view (" + what + ")", "42809");
+  }
+
+  private static String viewName(ObjectName name) throws SQLException {
+    if (name.isQualified() && !name.schema().equalsIgnoreCase("main")) {
+      throw new SQLSyntaxErrorException(
+          "materialized views live in the main schema; cannot use " + name, "0A000");
+    }
+    return name.name();
+  }
+
+  private static void requireNoTransaction(IvmConnection connection, String statement)
+      throws SQLException {
+    if (connection.inTransaction()) {
+      throw new SQLException(
+          statement + " cannot run inside a transaction: commit or roll back first", "25001");
+    }
+  }
+
+  /**
+   * Refuses functions whose value can change while the base tables do not (DuckDB marks them
+   * VOLATILE or CONSISTENT_WITHIN_QUERY: random(), now(), uuid(), nextval(), ...): no delta can
+   * track them. Checked on the SQL text against DuckDB's catalog, so functions that Calcite does
+   * not know are caught too.
+   */
+  private static void refuseVolatileFunctions(Connection duckDb, String view, String query)
+      throws SQLException {
+    List<SqlToken> tokens = SqlLexer.tokenize(query);
+    Set<String> called = new LinkedHashSet<>();
+    for (int i = 0; i + 1 < tokens.size(); i++) {
+      if (tokens.get(i).kind() == SqlToken.Kind.WORD && tokens.get(i + 1).isSymbol("(")) {
+        called.add(tokens.get(i).text().toLowerCase(Locale.ROOT));
+      }
+    }
+    if (called.isEmpty()) {
+      return;
+    }
+    String placeholders = String.join(", ", java.util.Collections.nCopies(called.size(), "?"));
+    try (PreparedStatement s =
+        duckDb.prepareStatement(
+            "SELECT DISTINCT function_name FROM duckdb_functions()"
+                + " WHERE stability <> 'CONSISTENT' AND lower(function_name) IN ("
+                + placeholders
+                + ") ORDER BY 1")) {
+      int i = 1;
+      for (String function : called) {
+        s.setString(i++, function);
+      }
+      try (ResultSet rs = s.executeQuery()) {
+        if (rs.next()) {
+          throw UnsupportedViewException.never(
+              view,
+              "non-deterministic function " + rs.getString(1) + "()",
+              "its value changes without any change to the base tables");
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package org.calciteivm.jdbc.merge;
+
+import com.google.common.collect.ImmutableList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.ZSets;
+
+/**
+ * Merge statements for bag views (projections and filters), whose stored table holds one row per
+ * copy of a tuple and no hidden state.
+ *
+ * <p>The view delta's columns are named {@code c1..cn} followed by the weight column.
+ */
+public final class BagMerge {
+  private BagMerge() {}
+
+  /** The name of the {@code i}-th (0-based) tuple column of a view delta. */
+  public static String deltaColumn(int i) {
+    return "c" + (i + 1);
+  }
+
+  /**
+   * {@code BAG_COUNTED}: consolidate the view delta into {@code viewDeltaTable}, delete exactly
+   * {@code -w} copies of each tuple with a negative net weight {@code w}, then insert {@code w}
+   * copies of each tuple with a positive one. Tuples are matched NULL-safely on every column.
+   */
+  public static ImmutableList<String> counted(
+      String dataTable, List<String> dataColumns, String viewDeltaTable, String consolidatedSql) {
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    String match =
+        IntStream.range(0, dataColumns.size())
+            .mapToObj(
+                i ->
+                    "d."
+                        + IvmNames.quote(dataColumns.get(i))
+                        + " IS NOT DISTINCT FROM v."
+                        + IvmNames.quote(deltaColumn(i)))
+            .collect(Collectors.joining(" AND "));
+    return ImmutableList.of(
+        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
+        // row_number() picks which copies go; any |w| copies of equal tuples are the same bag
+        "DELETE FROM "
+            + dataTable
+            + " WHERE rowid IN (SELECT rid FROM (SELECT d.rowid AS rid, v."
+            + weight
+            + " AS w, row_number() OVER (PARTITION BY v.rowid) AS rn FROM "
+            + dataTable
+            + " AS d JOIN "
+            + viewDeltaTable
+            + " AS v ON "
+            + match
+            + " WHERE v."
+            + weight
+            + " < 0) WHERE rn <= -w)",
+        fanOut(
+            dataTable,
+            dataColumns.size(),
+            viewDeltaTable + " AS v",
+            " WHERE v." + weight + " > 0"));
+  }
+
+  /**
+   * {@code BAG_APPEND}: every pending change is an insert, so the view delta has only positive
+   * weights; append {@code w} copies of each of its rows, without consolidating or deleting.
+   */
+  public static ImmutableList<String> append(String dataTable, int columns, String deltaSql) {
+    return ImmutableList.of(fanOut(dataTable, columns, "(" + deltaSql + ") AS v", ""));
+  }
+
+  private static String fanOut(String dataTable, int columns, String source, String where) {
+    String tuple =
+        IntStream.range(0, columns)
+            .mapToObj(i -> "v." + IvmNames.quote(deltaColumn(i)))
+            .collect(Collectors.joining(", "));
+    return "INSERT INTO "
+        + dataTable
+        + " SELECT "
+        + tuple
+        + " FROM "
+        + source
+        + ", generate_series(1, v."
+        + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+        + ")"
+        + where;
+  }
+}

@@ -1,0 +1,120 @@
+package org.calciteivm.jdbc.refresh;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.IvmSettings;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.core.ZSets;
+import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+
+/**
+ * Runs one refresh of a view from its compiled {@link RefreshProgram}, in one transaction: seal the
+ * base tables' captured changes, consolidate each table's pending change, choose the merge
+ * strategy, merge, move the view's watermarks and drop delta rows no view needs any more.
+ */
+public final class RefreshExecutor {
+  private RefreshExecutor() {}
+
+  /** What a refresh did. */
+  public record Outcome(long pendingRows, MergeStrategy strategy) {}
+
+  /**
+   * Refreshes {@code view}. A view with no pending change returns at once, without a transaction,
+   * after one cheap query per base table.
+   */
+  public static Outcome refresh(IvmConnection connection, ViewEntry view, RefreshProgram program)
+      throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
+    Connection duckDb = connection.duckDb();
+    if (!hasPendingChange(duckDb, catalog, view)) {
+      return new Outcome(0, null);
+    }
+    IvmSettings settings = connection.settings();
+    return connection.atomically(
+        () -> {
+          long rows = 0;
+          boolean insertOnly = true;
+          try (Statement statement = duckDb.createStatement()) {
+            for (RefreshProgram.Input input : program.inputs()) {
+              TrackedTable table = catalog.trackedTable(input.tableId());
+              long sealed = IvmCatalog.seal(duckDb, table);
+              long watermark = IvmCatalog.watermark(duckDb, view.id(), table.id());
+              try (PreparedStatement materialize =
+                  duckDb.prepareStatement(input.materializeSql())) {
+                materialize.setLong(1, watermark);
+                materialize.setLong(2, sealed);
+                materialize.execute();
+                long inputRows = materialize.getLargeUpdateCount();
+                rows += inputRows;
+                if (inputRows > 0 && insertOnly) {
+                  insertOnly = minimumWeight(statement, input.pendingTable()) > 0;
+                }
+              }
+              IvmCatalog.advance(duckDb, view.id(), table.id(), sealed);
+            }
+            MergeStrategy chosen = null;
+            if (rows > 0) {
+              chosen = program.choose(new RefreshProgram.PendingChange(rows, insertOnly), settings);
+              for (String sql : program.statementsFor(chosen)) {
+                statement.execute(sql);
+              }
+            }
+            for (RefreshProgram.Input input : program.inputs()) {
+              IvmCatalog.collectGarbage(duckDb, catalog.trackedTable(input.tableId()));
+              statement.execute("DROP TABLE IF EXISTS " + input.pendingTable());
+            }
+            return new Outcome(rows, chosen);
+          }
+        });
+  }
+
+  private static long minimumWeight(Statement statement, String pendingTable) throws SQLException {
+    try (ResultSet rs =
+        statement.executeQuery(
+            "SELECT min(" + IvmNames.quote(ZSets.WEIGHT_COLUMN) + ") FROM " + pendingTable)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Whether any base table of {@code view} has a change the view has not consumed. */
+  private static boolean hasPendingChange(
+      Connection duckDb, CatalogSnapshot catalog, ViewEntry view) throws SQLException {
+    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    try (Statement statement = duckDb.createStatement()) {
+      for (int tableId : view.inputTableIds()) {
+        TrackedTable table = catalog.trackedTable(tableId);
+        try (ResultSet rs =
+            statement.executeQuery(
+                "SELECT EXISTS (SELECT 1 FROM "
+                    + table.deltaTable()
+                    + " WHERE "
+                    + epoch
+                    + " IS NULL OR "
+                    + epoch
+                    + " > (SELECT watermark FROM "
+                    + IvmNames.qualified(IvmNames.SCHEMA, "view_inputs")
+                    + " WHERE view_id = "
+                    + view.id()
+                    + " AND table_id = "
+                    + tableId
+                    + "))")) {
+          rs.next();
+          if (rs.getBoolean(1)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,42 @@
+package org.calciteivm.jdbc.sql;
+
+import com.google.common.collect.ImmutableList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A possibly qualified name as written in a statement ({@code t}, {@code main.t}, {@code
+ * db.main.t}), with the positions of its tokens.
+ *
+ * @param parts the name's parts, quotes removed
+ * @param start offset of its first character in the statement
+ * @param end offset just past its last character
+ */
+public record ObjectName(ImmutableList<String> parts, int start, int end) {
+
+  /** The schema the name refers to: its qualifier, or {@code main} when unqualified. */
+  public String schema() {
+    return parts.size() >= 2 ? parts.get(parts.size() - 2) : "main";
+  }
+
+  /** The last part: the object's own name. */
+  public String name() {
+    return parts.get(parts.size() - 1);
+  }
+
+  /** Whether the name is qualified by a schema. */
+  public boolean isQualified() {
+    return parts.size() > 1;
+  }
+
+  /** The name as a user would write it, for messages. */
+  @Override
+  public String toString() {
+    return parts.stream().collect(Collectors.joining("."));
+  }
+
+  /** Creates a name from parts. */
+  public static ObjectName of(List<String> parts, int start, int end) {
+    return new ObjectName(ImmutableList.copyOf(parts), start, end);
+  }
+}

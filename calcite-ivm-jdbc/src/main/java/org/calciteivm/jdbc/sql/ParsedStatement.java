@@ -1,0 +1,56 @@
+package org.calciteivm.jdbc.sql;
+
+import com.google.common.collect.ImmutableList;
+
+/**
+ * What the driver needs to know about one statement before running it. Only IVM statements are
+ * parsed completely; of other statements, the kind and the objects they write are enough.
+ */
+public sealed interface ParsedStatement {
+
+  /** {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query}. */
+  record CreateMaterializedView(ObjectName name, boolean ifNotExists, String query)
+      implements ParsedStatement {}
+
+  /** {@code REFRESH MATERIALIZED VIEW name}. */
+  record RefreshMaterializedView(ObjectName name) implements ParsedStatement {}
+
+  /** {@code DROP MATERIALIZED VIEW [IF EXISTS] name}. */
+  record DropMaterializedView(ObjectName name, boolean ifExists) implements ParsedStatement {}
+
+  /** {@code EXPLAIN REFRESH MATERIALIZED VIEW name}. */
+  record ExplainRefresh(ObjectName name) implements ParsedStatement {}
+
+  /** {@code SET ivm_name = value}. */
+  record SetSetting(String name, String value) implements ParsedStatement {}
+
+  /** {@code RESET ivm_name}. */
+  record ResetSetting(String name) implements ParsedStatement {}
+
+  /** A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...). */
+  record Write(WriteKind kind, ObjectName target, ImmutableList<SqlToken> tokens)
+      implements ParsedStatement {}
+
+  /** A statement that changes or removes the definition of tables ({@code DROP TABLE}, ...). */
+  record SchemaChange(String what, ImmutableList<ObjectName> targets) implements ParsedStatement {}
+
+  /** {@code BEGIN}, {@code COMMIT} or {@code ROLLBACK} and their synonyms. */
+  record TransactionControl(boolean begins) implements ParsedStatement {}
+
+  /** Anything else: passed to DuckDB unchanged. */
+  record Other() implements ParsedStatement {}
+
+  /** The kinds of row-changing statements. */
+  enum WriteKind {
+    /** {@code INSERT INTO}. */
+    INSERT,
+    /** {@code UPDATE}. */
+    UPDATE,
+    /** {@code DELETE FROM}. */
+    DELETE,
+    /** {@code TRUNCATE}: captured as a delete of every row. */
+    TRUNCATE,
+    /** A write the driver cannot capture: {@code COPY ... FROM}, {@code MERGE INTO}, ... */
+    UNCAPTURABLE
+  }
+}

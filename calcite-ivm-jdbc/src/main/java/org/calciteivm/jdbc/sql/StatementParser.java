@@ -1,0 +1,284 @@
+package org.calciteivm.jdbc.sql;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.util.ArrayList;
+import java.util.List;
+import org.calciteivm.core.IvmSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
+import org.calciteivm.jdbc.sql.ParsedStatement.Other;
+import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+
+/**
+ * Classifies one SQL statement by its leading keywords. It reads the IVM statements fully and, of
+ * every other statement, only what decides whether it must be captured or refused: the kind of
+ * write and its target. The rest of the text is never interpreted, so DuckDB syntax that Calcite
+ * cannot parse passes through untouched.
+ */
+public final class StatementParser {
+  private StatementParser() {}
+
+  /** Classifies {@code sql}, a single statement. */
+  public static ParsedStatement parse(String sql) throws SQLException {
+    List<SqlToken> tokens = SqlLexer.tokenize(sql);
+    return parse(new TokenCursor(sql, tokens), tokens);
+  }
+
+  private static ParsedStatement parse(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+    if (in.atEnd()) {
+      return new Other();
+    }
+    SqlToken first = in.peek();
+    if (first.kind() != SqlToken.Kind.WORD) {
+      return new Other();
+    }
+    switch (first.upper()) {
+      case "CREATE":
+        return create(in, tokens);
+      case "REFRESH":
+        in.next();
+        in.expect("MATERIALIZED");
+        in.expect("VIEW");
+        return new RefreshMaterializedView(endsAfter(in, in.name()));
+      case "DROP":
+        return drop(in);
+      case "ALTER":
+        return alter(in);
+      case "EXPLAIN":
+        return explain(in, tokens);
+      case "SET":
+        return set(in);
+      case "RESET":
+        return reset(in);
+      case "INSERT":
+        return insert(in, tokens);
+      case "UPDATE":
+        in.next();
+        return write(WriteKind.UPDATE, in.name(), tokens);
+      case "DELETE":
+        in.next();
+        in.expect("FROM");
+        return write(WriteKind.DELETE, in.name(), tokens);
+      case "TRUNCATE":
+        in.next();
+        in.accept("TABLE");
+        return write(WriteKind.TRUNCATE, in.name(), tokens);
+      case "MERGE":
+        in.next();
+        in.expect("INTO");
+        return write(WriteKind.UNCAPTURABLE, in.name(), tokens);
+      case "COPY":
+        return copy(in, tokens);
+      case "WITH":
+        return with(in, tokens);
+      case "BEGIN":
+      case "START":
+        return new TransactionControl(true);
+      case "COMMIT":
+      case "END":
+      case "ROLLBACK":
+      case "ABORT":
+        return new TransactionControl(false);
+      default:
+        return new Other();
+    }
+  }
+
+  private static ParsedStatement create(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+    in.next();
+    boolean orReplace = in.acceptAll("OR", "REPLACE");
+    in.accept("TEMP");
+    in.accept("TEMPORARY");
+    if (in.acceptAll("MATERIALIZED", "VIEW")) {
+      if (orReplace) {
+        throw new SQLSyntaxErrorException(
+            "CREATE OR REPLACE MATERIALIZED VIEW is not supported:"
+                + " drop the materialized view first",
+            "0A000");
+      }
+      boolean ifNotExists = in.acceptAll("IF", "NOT", "EXISTS");
+      ObjectName name = in.name();
+      in.expect("AS");
+      String query = in.rest().trim();
+      if (query.isEmpty()) {
+        throw new SQLSyntaxErrorException(
+            "syntax error: CREATE MATERIALIZED VIEW " + name + " AS needs a query", "42601");
+      }
+      return new CreateMaterializedView(name, ifNotExists, query);
+    }
+    if (orReplace && in.accept("TABLE")) {
+      return new SchemaChange("replace table", ImmutableList.of(in.name()));
+    }
+    return new Other();
+  }
+
+  private static ParsedStatement drop(TokenCursor in) throws SQLException {
+    in.next();
+    if (in.acceptAll("MATERIALIZED", "VIEW")) {
+      boolean ifExists = in.acceptAll("IF", "EXISTS");
+      return new DropMaterializedView(endsAfter(in, in.name()), ifExists);
+    }
+    for (String kind : List.of("TABLE", "VIEW", "SCHEMA")) {
+      if (in.accept(kind)) {
+        in.acceptAll("IF", "EXISTS");
+        List<ObjectName> names = new ArrayList<>();
+        names.add(in.name());
+        while (in.peek() != null && in.peek().isSymbol(",")) {
+          in.next();
+          names.add(in.name());
+        }
+        return new SchemaChange("drop " + kind.toLowerCase(), ImmutableList.copyOf(names));
+      }
+    }
+    return new Other();
+  }
+
+  private static ParsedStatement alter(TokenCursor in) throws SQLException {
+    in.next();
+    for (String kind : List.of("TABLE", "VIEW")) {
+      if (in.accept(kind)) {
+        in.acceptAll("IF", "EXISTS");
+        return new SchemaChange("alter " + kind.toLowerCase(), ImmutableList.of(in.name()));
+      }
+    }
+    return new Other();
+  }
+
+  private static ParsedStatement explain(TokenCursor in, List<SqlToken> tokens)
+      throws SQLException {
+    in.next();
+    if (in.acceptAll("REFRESH", "MATERIALIZED", "VIEW")) {
+      return new ExplainRefresh(endsAfter(in, in.name()));
+    }
+    // EXPLAIN ANALYZE runs its statement: a write under it must be captured like any other
+    if (in.accept("ANALYZE")) {
+      ParsedStatement analyzed = parse(in, tokens);
+      if (analyzed instanceof Write write) {
+        return new Write(WriteKind.UNCAPTURABLE, write.target(), write.tokens());
+      }
+    }
+    return new Other();
+  }
+
+  private static ParsedStatement set(TokenCursor in) throws SQLException {
+    in.next();
+    if (!in.accept("SESSION")) {
+      in.accept("LOCAL");
+    }
+    SqlToken name = in.peek();
+    if (name == null || !name.isIdentifier() || !IvmSetting.isIvmName(name.identifier())) {
+      return new Other();
+    }
+    in.next();
+    if (!(in.peek() != null && in.peek().isSymbol("=")) && !in.accept("TO")) {
+      throw new SQLSyntaxErrorException(
+          "syntax error: expected SET " + name.identifier() + " = value", "42601");
+    }
+    if (in.peek() != null && in.peek().isSymbol("=")) {
+      in.next();
+    }
+    String value = in.rest().trim();
+    if (value.isEmpty()) {
+      throw new SQLSyntaxErrorException(
+          "syntax error: SET " + name.identifier() + " needs a value", "42601");
+    }
+    return new SetSetting(name.identifier(), value);
+  }
+
+  private static ParsedStatement reset(TokenCursor in) throws SQLException {
+    in.next();
+    if (!in.accept("SESSION")) {
+      in.accept("LOCAL");
+    }
+    SqlToken name = in.peek();
+    if (name == null || !name.isIdentifier() || !IvmSetting.isIvmName(name.identifier())) {
+      return new Other();
+    }
+    return new ResetSetting(name.identifier());
+  }
+
+  private static ParsedStatement insert(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+    in.next();
+    // INSERT OR REPLACE / OR IGNORE are upserts whose effect on existing rows is not captured
+    boolean upsert = in.accept("OR");
+    if (upsert) {
+      in.next();
+    }
+    in.expect("INTO");
+    return write(upsert ? WriteKind.UNCAPTURABLE : WriteKind.INSERT, in.name(), tokens);
+  }
+
+  private static ParsedStatement copy(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+    in.next();
+    if (in.peek() == null || !in.peek().isIdentifier()) {
+      return new Other(); // COPY (query) TO ...
+    }
+    ObjectName target = in.name();
+    int depth = 0;
+    while (!in.atEnd()) {
+      SqlToken token = in.next();
+      if (token.isSymbol("(")) {
+        depth++;
+      } else if (token.isSymbol(")")) {
+        depth--;
+      } else if (depth == 0 && token.isKeyword("FROM")) {
+        return write(WriteKind.UNCAPTURABLE, target, tokens);
+      }
+    }
+    return new Other();
+  }
+
+  private static ParsedStatement with(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+    in.next();
+    int depth = 0;
+    while (!in.atEnd()) {
+      SqlToken token = in.peek();
+      if (token.isSymbol("(")) {
+        depth++;
+      } else if (token.isSymbol(")")) {
+        depth--;
+      } else if (depth == 0) {
+        switch (token.upper()) {
+          case "INSERT":
+            return insert(in, tokens);
+          case "UPDATE":
+          case "DELETE":
+            // the capture of UPDATE and DELETE stages rows with a query of its own
+            in.next();
+            in.accept("FROM");
+            return write(WriteKind.UNCAPTURABLE, in.name(), tokens);
+          case "SELECT":
+          case "FROM":
+          case "VALUES":
+          case "TABLE":
+            return new Other();
+          default:
+            break;
+        }
+      }
+      in.next();
+    }
+    return new Other();
+  }
+
+  private static Write write(WriteKind kind, ObjectName target, List<SqlToken> tokens) {
+    return new Write(kind, target, ImmutableList.copyOf(tokens));
+  }
+
+  private static ObjectName endsAfter(TokenCursor in, ObjectName name) throws SQLException {
+    if (!in.atEnd()) {
+      throw new SQLSyntaxErrorException(
+          "syntax error: unexpected \"" + in.peek().text() + "\" after " + name, "42601");
+    }
+    return name;
+  }
+}

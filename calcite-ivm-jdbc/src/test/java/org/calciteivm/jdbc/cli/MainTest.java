@@ -1,0 +1,48 @@
+package org.calciteivm.jdbc.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Tests the top level of the tool: help, version and wrong subcommands. */
+class MainTest {
+  @Test
+  void helpListsSubcommands() {
+    CliRun run = CliRun.of("--help");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("Usage: calcite-ivm", "run", "shell", "demo");
+  }
+
+  @Test
+  void versionNamesTheTool() {
+    CliRun run = CliRun.of("--version");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("calcite-ivm ");
+  }
+
+  @Test
+  void unknownSubcommandPrintsUsageAndFails() {
+    CliRun run = CliRun.of("frobnicate");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("frobnicate", "Usage: calcite-ivm");
+  }
+
+  @Test
+  void missingSubcommandPrintsUsageAndFails() {
+    CliRun run = CliRun.of();
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Usage: calcite-ivm");
+  }
+
+  @Test
+  void runWithoutFilesIsAUsageError() {
+    CliRun run = CliRun.of("run");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("FILE");
+  }
+}

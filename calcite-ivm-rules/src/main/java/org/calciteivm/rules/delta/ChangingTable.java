@@ -1,0 +1,16 @@
+package org.calciteivm.rules.delta;
+
+import java.util.List;
+
+/**
+ * A base table whose changes are available as a delta relation.
+ *
+ * <p>The delta relation has the table's columns followed by the weight column (see {@link
+ * LogicalDelta#weightedRowType}), holds the consolidated change since the view was last refreshed,
+ * and must be reachable in the same Calcite schema under {@link #deltaTableName()}. A scanned table
+ * that does not implement this interface is taken as unchanged: its delta is empty.
+ */
+public interface ChangingTable {
+  /** The qualified name of this table's delta relation in the schema the view is planned in. */
+  List<String> deltaTableName();
+}

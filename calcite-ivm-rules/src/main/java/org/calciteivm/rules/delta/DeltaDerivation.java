@@ -1,0 +1,36 @@
+package org.calciteivm.rules.delta;
+
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelShuttleImpl;
+import org.calciteivm.rules.IvmPrograms;
+
+/** Derives the delta plan of a view: {@code Δ(view)} as a plan over base-table deltas. */
+public final class DeltaDerivation {
+  private DeltaDerivation() {}
+
+  /**
+   * Returns the plan of {@code Δ(view)}: the view's columns plus a weight column, computed from the
+   * delta relations of the view's {@link ChangingTable changing tables}.
+   *
+   * @throws IllegalStateException if some operator has no delta rule; callers analyze the view
+   *     first, so this is an internal error
+   */
+  public static RelNode derive(RelNode view) {
+    HepPlanner planner = new HepPlanner(IvmPrograms.delta());
+    planner.setRoot(LogicalDelta.create(view));
+    RelNode delta = planner.findBestExp();
+    delta.accept(
+        new RelShuttleImpl() {
+          @Override
+          public RelNode visit(RelNode other) {
+            if (other instanceof LogicalDelta) {
+              throw new IllegalStateException(
+                  "no delta rule applies to " + ((LogicalDelta) other).getInput().getRelTypeName());
+            }
+            return super.visit(other);
+          }
+        });
+    return delta;
+  }
+}

@@ -1,0 +1,65 @@
+package org.calciteivm.rules.delta;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.immutables.value.Value;
+
+/**
+ * Replaces the delta of a table scan by a scan of the table's delta relation.
+ *
+ * <p>Identity: {@code Δ(scan T) = scan ΔT} where {@code ΔT} is the consolidated change of {@code T}
+ * (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a table that is not changing.
+ * This is where the delta plan reaches the data: every other delta rule only moves the marker
+ * towards the scans.
+ */
+@Value.Enclosing
+public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
+
+  /** Creates the rule from its configuration. */
+  protected DeltaTableScanRule(Config config) {
+    super(config);
+  }
+
+  @Override
+  public void onMatch(RelOptRuleCall call) {
+    LogicalDelta delta = call.rel(0);
+    TableScan scan = call.rel(1);
+    RelBuilder builder = call.builder();
+    ChangingTable changing = scan.getTable().unwrap(ChangingTable.class);
+    if (changing == null) {
+      call.transformTo(builder.values(delta.getRowType()).build());
+      return;
+    }
+    RelOptTable deltaTable =
+        requireNonNull(
+            scan.getTable().getRelOptSchema().getTableForMember(changing.deltaTableName()),
+            () -> "delta relation " + changing.deltaTableName() + " is not in the schema");
+    call.transformTo(LogicalTableScan.create(scan.getCluster(), deltaTable, List.of()));
+  }
+
+  /** Rule configuration. */
+  @Value.Immutable(singleton = true)
+  public interface Config extends RelRule.Config {
+    /** Matches a delta directly above a table scan. */
+    Config DEFAULT =
+        ImmutableDeltaTableScanRule.Config.of()
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(
+                b0 ->
+                    b0.operand(LogicalDelta.class)
+                        .oneInput(b1 -> b1.operand(TableScan.class).noInputs()));
+
+    @Override
+    default DeltaTableScanRule toRule() {
+      return new DeltaTableScanRule(this);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package org.calciteivm.rules.delta;
+
+import java.util.List;
+import org.apache.calcite.plan.Convention;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.calciteivm.core.ZSets;
+
+/**
+ * The change of its input since the last refresh, as a Z-set: the input's columns followed by a
+ * {@code BIGINT NOT NULL} weight column named {@link ZSets#WEIGHT_COLUMN}.
+ *
+ * <p>It is a marker: the delta rules push it down the plan until it sits on the scans of base
+ * tables, where {@link DeltaTableScanRule} replaces it with a scan of the table's delta relation.
+ * Unlike Calcite's stream {@code Delta}, which describes an insert-only stream, every row here
+ * carries a signed multiplicity, so deletes and updates are changes too.
+ */
+public final class LogicalDelta extends SingleRel {
+  private LogicalDelta(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
+    super(cluster, traits, input);
+  }
+
+  /** The change of {@code input}. */
+  public static LogicalDelta create(RelNode input) {
+    RelOptCluster cluster = input.getCluster();
+    return new LogicalDelta(cluster, cluster.traitSetOf(Convention.NONE), input);
+  }
+
+  /** The type of the weight column. */
+  public static RelDataType weightType(RelDataTypeFactory typeFactory) {
+    return typeFactory.createSqlType(SqlTypeName.BIGINT);
+  }
+
+  /** The row type of the change of a relation of type {@code rowType}: its columns and a weight. */
+  public static RelDataType weightedRowType(RelDataTypeFactory typeFactory, RelDataType rowType) {
+    return typeFactory
+        .builder()
+        .addAll(rowType.getFieldList())
+        .add(ZSets.WEIGHT_COLUMN, weightType(typeFactory))
+        .uniquify()
+        .build();
+  }
+
+  @Override
+  protected RelDataType deriveRowType() {
+    return weightedRowType(getCluster().getTypeFactory(), getInput().getRowType());
+  }
+
+  @Override
+  public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
+    return new LogicalDelta(getCluster(), traitSet, sole(inputs));
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw);
+  }
+}

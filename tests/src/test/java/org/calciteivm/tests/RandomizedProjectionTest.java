@@ -1,0 +1,181 @@
+package org.calciteivm.tests;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Differential test: random tables, filter/projection views and write batches; after every refresh
+ * the view must equal a recompute of its query ({@link ViewCheck}).
+ *
+ * <p>Each round uses a fresh in-memory database with one table and up to four views, created,
+ * dropped and refreshed at random times, each refresh with a random {@code
+ * ivm_skip_projection_delete}. Batches are sometimes insert-only and sometimes run in a transaction
+ * that commits or rolls back. System properties: {@code ivm.seed} (replays a run), {@code
+ * ivm.rounds}, {@code ivm.steps} (write batches per round), {@code ivm.round} (run only that round
+ * of the seed). A failing round's statements are written to {@code target/randomized/} as a script.
+ */
+class RandomizedProjectionTest {
+  private static final int MAX_VIEWS = 4;
+  private static final int MAX_ROWS = 150;
+
+  @Test
+  void viewsMatchTheirQueriesAfterEveryRefresh() throws Exception {
+    long seed = Long.getLong("ivm.seed", new Random().nextLong());
+    int rounds = Integer.getInteger("ivm.rounds", 16);
+    int steps = Integer.getInteger("ivm.steps", 30);
+    int only = Integer.getInteger("ivm.round", -1);
+    System.out.println("RandomizedProjectionTest: -Divm.seed=" + seed);
+    int refreshes = 0;
+    for (int round = 0; round < rounds; round++) {
+      if (only < 0 || only == round) {
+        refreshes += new Round(seed, round, steps).run();
+      }
+    }
+    System.out.println("RandomizedProjectionTest: " + refreshes + " refreshes checked");
+  }
+
+  /** One database, one table, its views and a sequence of write batches and refreshes. */
+  private static final class Round {
+    private final long seed;
+    private final int round;
+    private final int steps;
+    private final Random random;
+    private final RandomSql sql;
+    private final List<String> log = new ArrayList<>();
+    private final Map<String, String> views = new LinkedHashMap<>();
+    private Connection connection;
+    private int viewCount;
+    private int refreshes;
+    private int step;
+
+    Round(long seed, int round, int steps) {
+      this.seed = seed;
+      this.round = round;
+      this.steps = steps;
+      // Rounds are independent so that one can be replayed alone with ivm.round.
+      this.random = new Random(seed * 31 + round);
+      this.sql = new RandomSql(random, "t");
+    }
+
+    int run() throws IOException {
+      try (Connection c = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
+        connection = c;
+        execute(sql.createTable());
+        execute(sql.insert(5 + random.nextInt(15)));
+        createView();
+        createView();
+        for (step = 1; step <= steps; step++) {
+          if (views.size() < MAX_VIEWS && random.nextInt(8) == 0) {
+            createView();
+          }
+          if (views.size() > 1 && random.nextInt(20) == 0) {
+            String name = views.keySet().iterator().next();
+            execute("DROP MATERIALIZED VIEW " + name);
+            views.remove(name);
+          }
+          writeBatch();
+          for (String name : List.copyOf(views.keySet())) {
+            if (random.nextInt(10) < 4) {
+              refresh(name);
+            }
+          }
+        }
+        for (String name : List.copyOf(views.keySet())) {
+          refresh(name);
+        }
+        return refreshes;
+      } catch (SQLException | AssertionError e) {
+        Path script = Path.of("target", "randomized", "seed" + seed + "-round" + round + ".sql");
+        Files.createDirectories(script.getParent());
+        Files.write(script, log);
+        throw new AssertionError(
+            String.format(
+                "seed=%d round=%d step=%d (replay: -Divm.seed=%d -Divm.round=%d; statements in %s)"
+                    + "%n%s",
+                seed, round, step, seed, round, script.toAbsolutePath(), e.getMessage()),
+            e);
+      }
+    }
+
+    private void createView() throws SQLException {
+      String name = "v" + viewCount++;
+      String query = sql.viewQuery();
+      try {
+        execute("CREATE MATERIALIZED VIEW " + name + " AS " + query);
+      } catch (SQLException e) {
+        throw new SQLException(e.getMessage() + "\n  " + queryItself(query), e);
+      }
+      views.put(name, query);
+      check(name);
+    }
+
+    /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */
+    private String queryItself(String query) {
+      try {
+        ViewCheck.rows(connection, query);
+        return "(the query alone runs)";
+      } catch (SQLException e) {
+        return "(the query alone fails too: " + e.getMessage() + ")";
+      }
+    }
+
+    private void writeBatch() throws SQLException {
+      int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));
+      boolean insertOnly = rows < MAX_ROWS && random.nextInt(10) < 3;
+      int transaction = random.nextInt(12);
+      if (transaction < 2) {
+        execute("BEGIN TRANSACTION");
+      }
+      for (int n = 1 + random.nextInt(4); n > 0; n--) {
+        int kind =
+            insertOnly
+                ? random.nextInt(3)
+                : rows >= MAX_ROWS ? 4 + random.nextInt(3) : random.nextInt(10);
+        execute(
+            switch (kind) {
+              case 0, 1, 2 -> sql.insert(1 + random.nextInt(5));
+              case 3 -> rows < MAX_ROWS / 2 ? sql.insertSelect() : sql.insert(1);
+              case 4, 5, 6 -> sql.delete();
+              default -> sql.update();
+            });
+      }
+      if (transaction < 2) {
+        execute(transaction == 0 ? "COMMIT" : "ROLLBACK");
+      }
+    }
+
+    private void refresh(String name) throws SQLException {
+      if (random.nextInt(3) == 0) {
+        execute("SET ivm_skip_projection_delete = " + random.nextBoolean());
+      }
+      execute("REFRESH MATERIALIZED VIEW " + name);
+      refreshes++;
+      check(name);
+    }
+
+    private void check(String name) throws SQLException {
+      log.add("-- check " + name);
+      ViewCheck.assertMatches(connection, name, views.get(name), "step " + step);
+    }
+
+    private void execute(String statement) throws SQLException {
+      log.add(statement + ";");
+      try (Statement s = connection.createStatement()) {
+        s.execute(statement);
+      } catch (SQLException e) {
+        throw new SQLException("statement failed: " + statement + "\n  " + e.getMessage(), e);
+      }
+    }
+  }
+}

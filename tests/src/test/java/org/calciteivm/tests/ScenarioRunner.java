@@ -1,0 +1,299 @@
+package org.calciteivm.tests;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs one scenario script, a subset of DuckDB's sqllogictest format, against a fresh database file
+ * through the calcite-ivm driver.
+ *
+ * <p>Blocks are separated by blank lines; lines starting with {@code #} are comments.
+ *
+ * <ul>
+ *   <li>{@code statement ok} followed by one SQL statement (it may span lines);
+ *   <li>{@code statement error <text>}: the statement must fail with a message that contains {@code
+ *       <text>}, case-insensitively; {@code a && b} requires both parts;
+ *   <li>{@code statement maybe}: the statement may succeed or fail (a write the driver may either
+ *       capture or refuse);
+ *   <li>{@code query <type letters> [rowsort]}, SQL, {@code ----}, then the expected rows, values
+ *       separated by tabs, {@code NULL} for NULL and {@code (empty)} for the empty string;
+ *   <li>{@code check <view>} compares the materialized view with its query;
+ *   <li>{@code reopen} closes the connection and opens the same database file again.
+ * </ul>
+ *
+ * <p>{@code __TEST_DIR__} in SQL is replaced by a temporary directory. The runner remembers the
+ * query of every materialized view it creates and compares the view with it after each successful
+ * CREATE and REFRESH MATERIALIZED VIEW ({@link ViewCheck}). After a failed statement outside an
+ * explicit transaction it checks that the database (catalog and table contents) is unchanged.
+ */
+final class ScenarioRunner implements AutoCloseable {
+  private static final String NAME = "(\"(?:[^\"]|\"\")+\"|[\\w.]+)";
+  private static final Pattern CREATE_VIEW =
+      Pattern.compile(
+          "\\s*CREATE\\s+MATERIALIZED\\s+VIEW\\s+(IF\\s+NOT\\s+EXISTS\\s+)?"
+              + NAME
+              + "\\s+AS\\s(.*)",
+          Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern REFRESH_VIEW =
+      Pattern.compile(
+          "\\s*REFRESH\\s+MATERIALIZED\\s+VIEW\\s+" + NAME + "\\s*", Pattern.CASE_INSENSITIVE);
+  private static final Pattern DROP_VIEW =
+      Pattern.compile(
+          "\\s*DROP\\s+MATERIALIZED\\s+VIEW\\s+(IF\\s+EXISTS\\s+)?" + NAME + "\\s*",
+          Pattern.CASE_INSENSITIVE);
+  private static final Pattern BEGIN =
+      Pattern.compile(
+          "\\s*(BEGIN|START\\s+TRANSACTION)\\b.*", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern END =
+      Pattern.compile(
+          "\\s*(COMMIT|ROLLBACK|END|ABORT)\\b.*", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+
+  /** A materialized view as the script created it: the name as written and its query. */
+  private record View(String name, String query) {}
+
+  private final String file;
+  private final Path directory;
+  private final String url;
+  private final Map<String, View> views = new HashMap<>();
+  private Connection connection;
+  private boolean inTransaction;
+
+  private ScenarioRunner(String file, Path directory) throws SQLException {
+    this.file = file;
+    this.directory = directory;
+    this.url = "jdbc:ivm:duckdb:" + directory.resolve("scenario.duckdb");
+    this.connection = DriverManager.getConnection(url);
+  }
+
+  /** Runs the script at {@code script} on a new database in a temporary directory. */
+  static void run(Path script) throws IOException, SQLException {
+    Path directory = Files.createTempDirectory("ivm-scenario");
+    try (ScenarioRunner runner = new ScenarioRunner(script.getFileName().toString(), directory)) {
+      runner.runLines(Files.readAllLines(script));
+    } finally {
+      try (var paths = Files.walk(directory)) {
+        paths.sorted((a, b) -> b.compareTo(a)).forEach(path -> path.toFile().delete());
+      }
+    }
+  }
+
+  private void runLines(List<String> lines) throws SQLException {
+    int i = 0;
+    while (i < lines.size()) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        i++;
+        continue;
+      }
+      String where = file + ":" + (i + 1);
+      String[] words = line.split("\\s+");
+      int end = i + 1;
+      while (end < lines.size() && !lines.get(end).isBlank()) {
+        end++;
+      }
+      List<String> body = lines.subList(i + 1, end);
+      switch (words[0]) {
+        case "statement" -> statement(words, line, body, where);
+        case "query" -> query(words, body, where);
+        case "check" -> check(viewNamed(words[1], where), where);
+        case "reopen" -> reopen();
+        default -> throw new AssertionError(where + ": unknown directive: " + line);
+      }
+      i = end;
+    }
+  }
+
+  private void statement(String[] words, String line, List<String> body, String where)
+      throws SQLException {
+    String sql = sql(body);
+    String mode = words.length > 1 ? words[1] : "";
+    String expectedError = line.replaceFirst("^statement\\s+error\\s*", "");
+    boolean mayFail = mode.equals("error") || mode.equals("maybe");
+    if (!mayFail && !mode.equals("ok")) {
+      throw new AssertionError(where + ": unknown statement mode: " + line);
+    }
+    List<String> before = mayFail && !inTransaction ? fingerprint() : null;
+    try {
+      execute(sql);
+    } catch (SQLException e) {
+      if (!mayFail) {
+        throw new AssertionError(where + ": statement failed: " + e.getMessage() + "\n" + sql, e);
+      }
+      String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+      for (String part : expectedError.split("\\s+&&\\s+")) {
+        if (mode.equals("error") && !message.contains(part.toLowerCase(Locale.ROOT))) {
+          throw new AssertionError(
+              where
+                  + ": expected an error containing \""
+                  + part
+                  + "\" but got: "
+                  + e.getMessage()
+                  + "\n"
+                  + sql,
+              e);
+        }
+      }
+      if (before != null && !before.equals(fingerprint())) {
+        throw new AssertionError(
+            where
+                + ": the failed statement changed the database\n"
+                + sql
+                + "\n  before: "
+                + before
+                + "\n  after:  "
+                + fingerprint());
+      }
+      return;
+    }
+    if (mode.equals("error")) {
+      throw new AssertionError(where + ": statement succeeded but should fail:\n" + sql);
+    }
+    afterSuccess(sql, where);
+  }
+
+  private void execute(String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  /** Tracks transactions and view definitions, and checks each created or refreshed view. */
+  private void afterSuccess(String sql, String where) throws SQLException {
+    if (BEGIN.matcher(sql).matches()) {
+      inTransaction = true;
+    } else if (END.matcher(sql).matches()) {
+      inTransaction = false;
+    }
+    Matcher create = CREATE_VIEW.matcher(sql);
+    Matcher refresh = REFRESH_VIEW.matcher(sql);
+    Matcher drop = DROP_VIEW.matcher(sql);
+    if (create.matches()) {
+      // CREATE ... IF NOT EXISTS of an existing view keeps the old definition.
+      View view =
+          views.computeIfAbsent(
+              key(create.group(2)), k -> new View(create.group(2), create.group(3)));
+      check(view, where);
+    } else if (refresh.matches()) {
+      check(viewNamed(refresh.group(1), where), where);
+    } else if (drop.matches()) {
+      views.remove(key(drop.group(2)));
+    }
+  }
+
+  private void query(String[] words, List<String> body, String where) throws SQLException {
+    int separator = body.indexOf("----");
+    if (words.length < 2 || separator < 0) {
+      throw new AssertionError(where + ": a query needs type letters, SQL, ---- and rows");
+    }
+    String sql = sql(body.subList(0, separator));
+    List<String> expected = new ArrayList<>(body.subList(separator + 1, body.size()));
+    List<String> actual;
+    try {
+      actual = ViewCheck.rows(connection, sql);
+    } catch (SQLException e) {
+      throw new AssertionError(where + ": query failed: " + e.getMessage() + "\n" + sql, e);
+    }
+    for (String row : actual) {
+      if (row.split("\t", -1).length != words[1].length()) {
+        throw new AssertionError(
+            where + ": query returns other than " + words[1].length() + " columns: " + row);
+      }
+    }
+    if (Arrays.asList(words).contains("rowsort")) {
+      expected.sort(null);
+      actual.sort(null);
+    }
+    if (!expected.equals(actual)) {
+      throw new AssertionError(
+          where
+              + ": wrong result for\n"
+              + sql
+              + "\n  expected:\n    "
+              + String.join("\n    ", expected)
+              + "\n  actual:\n    "
+              + String.join("\n    ", actual));
+    }
+  }
+
+  private void check(View view, String where) throws SQLException {
+    ViewCheck.assertMatches(connection, view.name(), view.query(), where);
+  }
+
+  private View viewNamed(String name, String where) {
+    View view = views.get(key(name));
+    if (view == null) {
+      throw new AssertionError(where + ": no materialized view " + name + " was created");
+    }
+    return view;
+  }
+
+  private void reopen() throws SQLException {
+    connection.close();
+    connection = DriverManager.getConnection(url);
+    inTransaction = false;
+  }
+
+  /**
+   * Every object in the catalog with its definition, and the row count and a content hash of every
+   * table (the driver's hidden ones included).
+   */
+  private List<String> fingerprint() throws SQLException {
+    List<String> state = new ArrayList<>();
+    List<String> tables =
+        ViewCheck.rows(
+            connection,
+            "SELECT database_name, schema_name, table_name, sql FROM duckdb_tables() ORDER BY ALL");
+    for (String table : tables) {
+      String[] parts = table.split("\t");
+      String name = quote(parts[0]) + "." + quote(parts[1]) + "." + quote(parts[2]);
+      state.add(table);
+      state.addAll(ViewCheck.rows(connection, "SELECT count(*), sum(hash(x)) FROM " + name + " x"));
+    }
+    state.addAll(
+        ViewCheck.rows(
+            connection,
+            "SELECT database_name, schema_name, view_name, sql FROM duckdb_views()"
+                + " WHERE NOT internal ORDER BY ALL"));
+    state.addAll(
+        ViewCheck.rows(
+            connection,
+            "SELECT database_name, schema_name, sequence_name FROM duckdb_sequences() ORDER BY ALL"));
+    return state;
+  }
+
+  private String sql(List<String> lines) {
+    String sql =
+        String.join("\n", lines.stream().filter(l -> !l.strip().startsWith("#")).toList()).strip();
+    if (sql.endsWith(";")) {
+      sql = sql.substring(0, sql.length() - 1);
+    }
+    return sql.replace("__TEST_DIR__", directory.toString());
+  }
+
+  private static String key(String name) {
+    String unquoted = name.startsWith("\"") ? name.substring(1, name.length() - 1) : name;
+    return unquoted.replace("\"\"", "\"").toLowerCase(Locale.ROOT);
+  }
+
+  private static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+}

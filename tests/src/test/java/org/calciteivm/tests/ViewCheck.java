@@ -1,0 +1,116 @@
+package org.calciteivm.tests;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The check that every refresh is followed by: the stored view equals a recompute of its query.
+ *
+ * <p>Rows are compared as bags with {@code EXCEPT ALL} in both directions inside DuckDB, so
+ * duplicates count and NULLs compare equal. Column names and types are compared with what DuckDB
+ * gives the query itself (after DuckDB's renaming of duplicate names, as {@code CREATE VIEW} does),
+ * because {@code SELECT * FROM view} must show exactly the view's columns.
+ */
+final class ViewCheck {
+  private static final int SHOWN_ROWS = 20;
+
+  private ViewCheck() {}
+
+  /**
+   * Throws an {@link AssertionError} naming {@code where} unless {@code view} holds exactly the bag
+   * of rows {@code query} returns now, with the same column names and types.
+   */
+  static void assertMatches(Connection connection, String view, String query, String where)
+      throws SQLException {
+    // A trailing "-- comment" in the query must not swallow the closing parenthesis.
+    String recompute = "(" + query + "\n)";
+    String stored = "(SELECT * FROM " + view + ")";
+    List<String> missing = rows(connection, recompute + " EXCEPT ALL " + stored);
+    List<String> extra = rows(connection, stored + " EXCEPT ALL " + recompute);
+    if (!missing.isEmpty() || !extra.isEmpty()) {
+      throw new AssertionError(
+          String.format(
+              "%s: materialized view %s differs from its query%n  query: %s%n"
+                  + "  rows the view lacks:%s%n  rows the view has in excess:%s",
+              where, view, query, show(missing), show(extra)));
+    }
+    List<Column> expectedColumns = deduplicated(columns(connection, "DESCRIBE " + query));
+    List<Column> actualColumns = columns(connection, "DESCRIBE SELECT * FROM " + view);
+    if (!expectedColumns.equals(actualColumns)) {
+      throw new AssertionError(
+          String.format(
+              "%s: materialized view %s has columns %s but its query gives %s%n  query: %s",
+              where, view, actualColumns, expectedColumns, query));
+    }
+  }
+
+  /** Runs {@code sql} and renders each row tab-separated, NULL as {@code NULL}. */
+  static List<String> rows(Connection connection, String sql) throws SQLException {
+    List<String> rows = new ArrayList<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet resultSet = statement.executeQuery(sql)) {
+      int columnCount = resultSet.getMetaData().getColumnCount();
+      while (resultSet.next()) {
+        List<String> values = new ArrayList<>();
+        for (int i = 1; i <= columnCount; i++) {
+          String value = resultSet.getString(i);
+          values.add(value == null ? "NULL" : value.isEmpty() ? "(empty)" : value);
+        }
+        rows.add(String.join("\t", values));
+      }
+    }
+    return rows;
+  }
+
+  /** A column as {@code DESCRIBE} lists it. */
+  private record Column(String name, String type) {
+    @Override
+    public String toString() {
+      return name + " " + type;
+    }
+  }
+
+  private static List<Column> columns(Connection connection, String describe) throws SQLException {
+    List<Column> columns = new ArrayList<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet resultSet = statement.executeQuery(describe)) {
+      while (resultSet.next()) {
+        columns.add(
+            new Column(resultSet.getString("column_name"), resultSet.getString("column_type")));
+      }
+    }
+    return columns;
+  }
+
+  /** Renames repeated column names as DuckDB does in views: {@code a, a} becomes {@code a, a_1}. */
+  private static List<Column> deduplicated(List<Column> columns) {
+    List<String> names = new ArrayList<>();
+    List<Column> result = new ArrayList<>();
+    for (Column column : columns) {
+      String unique = column.name();
+      for (int suffix = 1; names.contains(unique.toLowerCase(Locale.ROOT)); suffix++) {
+        unique = column.name() + "_" + suffix;
+      }
+      names.add(unique.toLowerCase(Locale.ROOT));
+      result.add(new Column(unique, column.type()));
+    }
+    return result;
+  }
+
+  private static String show(List<String> rows) {
+    if (rows.isEmpty()) {
+      return " none";
+    }
+    StringBuilder text = new StringBuilder();
+    rows.stream().limit(SHOWN_ROWS).forEach(row -> text.append("\n    ").append(row));
+    if (rows.size() > SHOWN_ROWS) {
+      text.append("\n    ... ").append(rows.size() - SHOWN_ROWS).append(" more");
+    }
+    return text.toString();
+  }
+}
