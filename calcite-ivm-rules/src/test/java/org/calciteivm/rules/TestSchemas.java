@@ -5,6 +5,7 @@ import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.calciteivm.rules.delta.ChangingTable;
@@ -41,12 +42,21 @@ final class TestSchemas {
     }
   }
 
+  /** A table of {@code customers(id INTEGER, name VARCHAR)} that is not changing. */
+  static class Customers extends AbstractTable {
+    @Override
+    public RelDataType getRowType(RelDataTypeFactory f) {
+      return f.builder().add("id", SqlTypeName.INTEGER).add("name", SqlTypeName.VARCHAR).build();
+    }
+  }
+
   /** A root schema with {@code main.orders} and {@code temp.orders_delta}; returns main. */
   static SchemaPlus ordersSchema() {
     SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
-    SchemaPlus main = root.add("main", new org.apache.calcite.schema.impl.AbstractSchema());
+    SchemaPlus main = root.add("main", new AbstractSchema());
     main.add("orders", new Orders());
-    SchemaPlus temp = root.add("temp", new org.apache.calcite.schema.impl.AbstractSchema());
+    main.add("customers", new Customers());
+    SchemaPlus temp = root.add("temp", new AbstractSchema());
     temp.add("orders_delta", new OrdersDelta());
     return main;
   }
