@@ -20,6 +20,7 @@ import org.calciteivm.core.ZSets;
 import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.jdbc.catalog.CalciteSchemas;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.merge.BagMerge;
@@ -51,7 +52,8 @@ public final class RefreshCompiler {
   private static ViewSqlPlanner planner(Connection connection, Collection<TrackedTable> tracked)
       throws SQLException {
     SchemaPlus root = CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
-    return new ViewSqlPlanner(root.getSubSchema("main"), DuckDbTypeSystem.INSTANCE);
+    return new ViewSqlPlanner(
+        root.getSubSchema("main"), DuckDbTypeSystem.INSTANCE, DuckDbFunctions.read(connection));
   }
 
   /** Compiles the refresh program of {@code view}, whose base tables are among {@code tracked}. */

@@ -38,6 +38,28 @@ public final class RefreshExecutor {
     if (!hasPendingChange(duckDb, catalog, view)) {
       return new Outcome(0, null);
     }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return refreshOnce(connection, view, program);
+      } catch (SQLException e) {
+        // two refreshes sealing one table conflict on its catalog row; retry ours from scratch
+        if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static final int MAX_ATTEMPTS = 5;
+
+  private static boolean isConflict(SQLException e) {
+    return String.valueOf(e.getMessage()).contains("Conflict");
+  }
+
+  private static Outcome refreshOnce(
+      IvmConnection connection, ViewEntry view, RefreshProgram program) throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
+    Connection duckDb = connection.duckDb();
     IvmSettings settings = connection.settings();
     return connection.atomically(
         () -> {

@@ -12,10 +12,13 @@ import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
+import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
 import org.apache.calcite.tools.FrameworkConfig;
@@ -37,9 +40,18 @@ public final class ViewSqlPlanner {
 
   /**
    * A planner over {@code defaultSchema}, the schema unqualified names resolve in, whose parent
-   * holds the other schemas.
+   * holds the other schemas, with Calcite's standard and PostgreSQL functions.
    */
   public ViewSqlPlanner(SchemaPlus defaultSchema, RelDataTypeSystem typeSystem) {
+    this(defaultSchema, typeSystem, SqlOperatorTables.of());
+  }
+
+  /**
+   * A planner that also knows the functions of {@code moreFunctions}, looked up after Calcite's own
+   * (for example the target database's functions).
+   */
+  public ViewSqlPlanner(
+      SchemaPlus defaultSchema, RelDataTypeSystem typeSystem, SqlOperatorTable moreFunctions) {
     this.config =
         Frameworks.newConfigBuilder()
             .defaultSchema(defaultSchema)
@@ -51,10 +63,13 @@ public final class ViewSqlPlanner {
                     .withUnquotedCasing(Casing.UNCHANGED)
                     .withQuotedCasing(Casing.UNCHANGED)
                     .withCaseSensitive(false)
-                    .withConformance(SqlConformanceEnum.LENIENT))
+                    .withParserFactory(SqlBabelParserImpl.FACTORY)
+                    .withConformance(SqlConformanceEnum.BABEL))
             .operatorTable(
-                SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
-                    SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL))
+                SqlOperatorTables.chain(
+                    SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+                        SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
+                    moreFunctions))
             .sqlToRelConverterConfig(
                 SqlToRelConverter.config()
                     .withExpand(false)
