@@ -64,21 +64,22 @@ public final class IvmConnection extends DelegatingConnection {
     if (inTransaction()) {
       return work.run();
     }
-    try (Statement statement = delegate.createStatement()) {
-      statement.execute("BEGIN TRANSACTION");
-      T result;
-      try {
-        result = work.run();
-      } catch (SQLException | RuntimeException e) {
-        try {
-          statement.execute("ROLLBACK");
-        } catch (SQLException rollbackFailure) {
-          e.addSuppressed(rollbackFailure);
-        }
-        throw e;
-      }
-      statement.execute("COMMIT");
+    // JDBC's own transaction control, not SQL BEGIN: DuckDB's batch execution opens a
+    // transaction of its own unless auto-commit is off
+    delegate.setAutoCommit(false);
+    try {
+      T result = work.run();
+      delegate.commit();
       return result;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        delegate.rollback();
+      } catch (SQLException rollbackFailure) {
+        e.addSuppressed(rollbackFailure);
+      }
+      throw e;
+    } finally {
+      delegate.setAutoCommit(true);
     }
   }
 

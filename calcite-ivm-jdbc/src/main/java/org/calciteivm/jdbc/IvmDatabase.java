@@ -29,6 +29,7 @@ public final class IvmDatabase {
   private volatile CatalogSnapshot catalog;
   private final Map<Integer, RefreshProgram> programs = new ConcurrentHashMap<>();
   private final ReentrantLock catalogLock = new ReentrantLock();
+  private final ReentrantLock refreshLock = new ReentrantLock();
 
   private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
     this.key = key;
@@ -89,6 +90,20 @@ public final class IvmDatabase {
       }
     } finally {
       catalogLock.unlock();
+    }
+  }
+
+  /**
+   * Runs a refresh while no other connection of this JVM refreshes. Refreshes seal the change logs
+   * they read by updating catalog rows, so two at once would conflict and one would have to start
+   * over; taking turns avoids that work.
+   */
+  public <T> T refreshing(SqlWork<T> refresh) throws SQLException {
+    refreshLock.lock();
+    try {
+      return refresh.run();
+    } finally {
+      refreshLock.unlock();
     }
   }
 

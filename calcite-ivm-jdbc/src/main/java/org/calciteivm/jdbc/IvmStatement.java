@@ -3,6 +3,7 @@ package org.calciteivm.jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,9 @@ final class IvmStatement extends DelegatingStatement {
 
   private final List<String> batch = new ArrayList<>();
 
+  /** Whether the user closed this statement (DuckDB also closes it when a statement fails). */
+  private boolean closed;
+
   IvmStatement(IvmConnection connection, Statement duckDb) {
     super(duckDb);
     this.connection = connection;
@@ -28,6 +32,7 @@ final class IvmStatement extends DelegatingStatement {
 
   @Override
   public boolean execute(String sql) throws SQLException {
+    reopenAfterFailure();
     ownUpdateCount = null;
     List<String> statements = SqlScript.split(sql);
     if (statements.isEmpty()) {
@@ -158,6 +163,34 @@ final class IvmStatement extends DelegatingStatement {
       batch.clear();
     }
     return counts;
+  }
+
+  /**
+   * DuckDB closes a statement when one of its executions fails; a JDBC statement stays usable after
+   * an error, so the next execution gets a new DuckDB statement.
+   */
+  private void reopenAfterFailure() throws SQLException {
+    if (!closed && delegate.isClosed()) {
+      delegate = connection.duckDb().createStatement();
+    }
+  }
+
+  @Override
+  public SQLWarning getWarnings() throws SQLException {
+    return delegate.isClosed() ? null : delegate.getWarnings();
+  }
+
+  @Override
+  public void clearWarnings() throws SQLException {
+    if (!delegate.isClosed()) {
+      delegate.clearWarnings();
+    }
+  }
+
+  @Override
+  public void close() throws SQLException {
+    closed = true;
+    delegate.close();
   }
 
   @Override

@@ -11,7 +11,8 @@ import java.sql.Statement;
  * change. Generated from the JDBC interface, so that no method is forgotten.
  */
 public abstract class DelegatingStatement implements Statement {
-  protected final Statement delegate;
+  /** The wrapped statement; a subclass may replace it. */
+  protected Statement delegate;
 
   protected DelegatingStatement(Statement delegate) {
     this.delegate = delegate;

@@ -38,12 +38,28 @@ public final class RefreshExecutor {
     if (!hasPendingChange(duckDb, catalog, view)) {
       return new Outcome(0, null);
     }
+    return connection
+        .database()
+        .refreshing(() -> refreshRetryingConflicts(connection, view, program));
+  }
+
+  /**
+   * Refreshes, starting over when the transaction conflicts with another one that sealed the same
+   * change log (possible when a refresh inside a user's transaction commits later).
+   */
+  private static Outcome refreshRetryingConflicts(
+      IvmConnection connection, ViewEntry view, RefreshProgram program) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
         return refreshOnce(connection, view, program);
       } catch (SQLException e) {
-        // two refreshes sealing one table conflict on its catalog row; retry ours from scratch
         if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
+          throw e;
+        }
+        try {
+          Thread.sleep(attempt * 10L);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
           throw e;
         }
       }

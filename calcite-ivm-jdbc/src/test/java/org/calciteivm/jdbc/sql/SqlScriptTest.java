@@ -1,0 +1,25 @@
+package org.calciteivm.jdbc.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+/** Splitting scripts into statements. */
+class SqlScriptTest {
+  @Test
+  void splitsAtTopLevelSemicolonsOnly() throws SQLException {
+    assertThat(
+            SqlScript.split(
+                "SELECT ';' AS \"a;b\"; -- c;\n/* d; */ SELECT $$e;$$ ;;\n SELECT E'f\\';'"))
+        .containsExactly("SELECT ';' AS \"a;b\"", "SELECT $$e;$$", "SELECT E'f\\';'");
+  }
+
+  @Test
+  void unterminatedStringFails() {
+    assertThatThrownBy(() -> SqlScript.split("SELECT 'x"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("unterminated string literal");
+  }
+}

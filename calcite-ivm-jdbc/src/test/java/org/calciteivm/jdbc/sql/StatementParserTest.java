@@ -1,0 +1,93 @@
+package org.calciteivm.jdbc.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.SQLException;
+import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.Other;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+import org.junit.jupiter.api.Test;
+
+/** How statements are classified: only their frame is read. */
+class StatementParserTest {
+
+  @Test
+  void createMaterializedViewKeepsTheQueryText() throws SQLException {
+    ParsedStatement parsed =
+        StatementParser.parse(
+            "create materialized view if not exists \"My View\" as select a::int from t");
+    assertThat(parsed)
+        .isInstanceOfSatisfying(
+            CreateMaterializedView.class,
+            c -> {
+              assertThat(c.name().name()).isEqualTo("My View");
+              assertThat(c.ifNotExists()).isTrue();
+              assertThat(c.query()).isEqualTo("select a::int from t");
+            });
+  }
+
+  @Test
+  void writesNameTheirTarget() throws SQLException {
+    assertWrite("INSERT INTO main.t VALUES (1)", WriteKind.INSERT, "main", "t");
+    assertWrite("insert into \"T x\" by name select 1 as a", WriteKind.INSERT, "main", "T x");
+    assertWrite("UPDATE s.t SET a = 1", WriteKind.UPDATE, "s", "t");
+    assertWrite("DELETE FROM t WHERE a = 1", WriteKind.DELETE, "main", "t");
+    assertWrite("TRUNCATE TABLE t", WriteKind.TRUNCATE, "main", "t");
+    assertWrite(
+        "WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x", WriteKind.INSERT, "main", "t");
+  }
+
+  @Test
+  void writesThatCannotBeCapturedAreMarked() throws SQLException {
+    assertWrite("INSERT OR REPLACE INTO t VALUES (1)", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("COPY t FROM 'x.csv'", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("EXPLAIN ANALYZE DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("WITH x AS (SELECT 1) DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
+  }
+
+  @Test
+  void readsAreOther() throws SQLException {
+    assertThat(StatementParser.parse("COPY t TO 'x.csv'")).isInstanceOf(Other.class);
+    assertThat(StatementParser.parse("COPY (SELECT 1) TO 'x.csv'")).isInstanceOf(Other.class);
+    assertThat(StatementParser.parse("WITH x AS (SELECT 1) SELECT * FROM x"))
+        .isInstanceOf(Other.class);
+    assertThat(StatementParser.parse("SELECT 'DELETE FROM t'")).isInstanceOf(Other.class);
+    assertThat(StatementParser.parse("SET threads = 2")).isInstanceOf(Other.class);
+  }
+
+  @Test
+  void schemaChangesNameEveryTarget() throws SQLException {
+    assertThat(StatementParser.parse("DROP TABLE IF EXISTS a, s.b CASCADE"))
+        .isInstanceOfSatisfying(
+            SchemaChange.class,
+            c ->
+                assertThat(c.targets())
+                    .extracting(ObjectName::toString)
+                    .containsExactly("a", "s.b"));
+  }
+
+  @Test
+  void settings() throws SQLException {
+    assertThat(StatementParser.parse("SET ivm_skip_projection_delete TO false"))
+        .isEqualTo(new SetSetting("ivm_skip_projection_delete", "false"));
+    assertThatThrownBy(() -> StatementParser.parse("REFRESH MATERIALIZED VIEW v extra"))
+        .hasMessageContaining("unexpected \"extra\"");
+  }
+
+  private static void assertWrite(String sql, WriteKind kind, String schema, String name)
+      throws SQLException {
+    assertThat(StatementParser.parse(sql))
+        .isInstanceOfSatisfying(
+            Write.class,
+            w -> {
+              assertThat(w.kind()).isEqualTo(kind);
+              assertThat(w.target().schema()).isEqualTo(schema);
+              assertThat(w.target().name()).isEqualTo(name);
+            });
+  }
+}
