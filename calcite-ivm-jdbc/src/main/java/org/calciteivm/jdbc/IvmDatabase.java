@@ -1,5 +1,7 @@
 package org.calciteivm.jdbc;
 
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -42,8 +44,7 @@ public final class IvmDatabase {
    * database), sharing the instance with the other connections of this JVM to the same file.
    */
   static synchronized Opened open(String path, Properties duckDbProperties) throws SQLException {
-    boolean shared = !path.isEmpty() && !path.equals(":memory:");
-    String key = shared ? path : null;
+    String key = sharingKey(path);
     IvmDatabase database = key == null ? null : OPEN.get(key);
     if (database == null) {
       Connection connection = DriverManager.getConnection("jdbc:duckdb:" + path, duckDbProperties);
@@ -54,6 +55,24 @@ public final class IvmDatabase {
     }
     database.connections++;
     return new Opened(database, database.root.duplicate());
+  }
+
+  /**
+   * The key under which connections to {@code path} share one instance: the absolute file path, or
+   * the name of a named in-memory database; null for a private in-memory database.
+   */
+  private static String sharingKey(String path) {
+    if (path.isEmpty() || path.equals(":memory:")) {
+      return null;
+    }
+    if (path.startsWith(":memory:")) {
+      return path;
+    }
+    try {
+      return Path.of(path).toAbsolutePath().normalize().toString();
+    } catch (InvalidPathException e) {
+      return path; // DuckDB reports what is wrong with it
+    }
   }
 
   /** A new DuckDB connection and the database it belongs to. */
