@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -125,7 +126,7 @@ public final class CaptureRewriter {
                 + " ("
                 + IvmNames.quote(IvmNames.ROWID_COLUMN)
                 + " BIGINT, "
-                + columnDefinitions("")
+                + columnDefinitions(false)
                 + ")"),
         "INSERT INTO " + stage + " " + select,
         ImmutableList.of(
@@ -139,7 +140,7 @@ public final class CaptureRewriter {
             "INSERT INTO "
                 + table.deltaTable()
                 + " SELECT "
-                + columnList("", "")
+                + columnList()
                 + ", -1, NULL FROM "
                 + stage,
             "DELETE FROM " + stage));
@@ -177,10 +178,10 @@ public final class CaptureRewriter {
     String stageColumns =
         IvmNames.quote(IvmNames.ROWID_COLUMN)
             + ", "
-            + columnList("", "")
+            + columnList()
             + newColumns.stream().map(c -> ", " + c).collect(Collectors.joining());
     String newRow =
-        java.util.stream.IntStream.range(0, columns.size())
+        IntStream.range(0, columns.size())
             .mapToObj(
                 i ->
                     assignments.containsKey(i)
@@ -199,9 +200,9 @@ public final class CaptureRewriter {
                 + " ("
                 + rowid
                 + " BIGINT, "
-                + columnDefinitions("")
+                + columnDefinitions(false)
                 + ", "
-                + columnDefinitions(IvmNames.NEW_VALUE_PREFIX)
+                + columnDefinitions(true)
                 + ")"),
         "INSERT INTO "
             + stage
@@ -221,7 +222,7 @@ public final class CaptureRewriter {
             "INSERT INTO "
                 + table.deltaTable()
                 + " SELECT "
-                + columnList("", "")
+                + columnList()
                 + ", -1, NULL FROM "
                 + stage
                 + " UNION ALL SELECT "
@@ -390,18 +391,20 @@ public final class CaptureRewriter {
     return IvmNames.quote(IvmNames.NEW_VALUE_PREFIX + index);
   }
 
-  private String columnList(String prefix, String qualifier) {
+  /** The target's columns, quoted and comma-separated. */
+  private String columnList() {
     return table.relation().columns().stream()
-        .map(c -> qualifier + IvmNames.quote(prefix + c.name()))
+        .map(c -> IvmNames.quote(c.name()))
         .collect(Collectors.joining(", "));
   }
 
-  private String columnDefinitions(String prefix) {
+  /** Column definitions for a stage: the target's columns, or the new-value columns. */
+  private String columnDefinitions(boolean newValues) {
     List<Column> columns = table.relation().columns();
-    return java.util.stream.IntStream.range(0, columns.size())
+    return IntStream.range(0, columns.size())
         .mapToObj(
             i ->
-                (prefix.isEmpty() ? IvmNames.quote(columns.get(i).name()) : newValueColumn(i))
+                (newValues ? newValueColumn(i) : IvmNames.quote(columns.get(i).name()))
                     + " "
                     + columns.get(i).dataType())
         .collect(Collectors.joining(", "));
