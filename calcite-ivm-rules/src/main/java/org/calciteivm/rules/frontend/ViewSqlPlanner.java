@@ -64,9 +64,9 @@ public final class ViewSqlPlanner {
                     .withQuotedCasing(Casing.UNCHANGED)
                     .withCaseSensitive(false)
                     .withParserFactory(SqlBabelParserImpl.FACTORY)
-                    .withConformance(SqlConformanceEnum.BABEL))
+                    .withConformance(SqlConformanceEnum.LENIENT))
             .operatorTable(
-                SqlOperatorTables.chain(
+                new FallbackOperatorTable(
                     SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
                         SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
                     moreFunctions))
