@@ -14,7 +14,19 @@ public enum IvmSetting {
    * When every pending change of a projection or filter view is an insert, append the new rows
    * directly and skip the consolidation and the precise delete (reference: append-only.md).
    */
-  SKIP_PROJECTION_DELETE("ivm_skip_projection_delete", "true");
+  SKIP_PROJECTION_DELETE("ivm_skip_projection_delete", "true"),
+
+  /**
+   * When every pending change of an aggregate view is an insert, merge without the branch that
+   * deletes groups whose row count reached zero (no group can lose rows).
+   */
+  SKIP_AGGREGATE_DELETE("ivm_skip_aggregate_delete", "true"),
+
+  /**
+   * When every pending change of a view with MIN or MAX is an insert, fold the new values into the
+   * stored ones with LEAST and GREATEST instead of recomputing the affected groups.
+   */
+  MINMAX_INCREMENTAL("ivm_minmax_incremental", "true");
 
   private final String sqlName;
   private final String defaultValue;

@@ -2,7 +2,8 @@ package org.calciteivm.core;
 
 /**
  * How a consolidated view delta is applied to the stored view. A view stores the strategy its shape
- * needs; a refresh may pick a cheaper one when the pending changes allow it.
+ * needs; a refresh may pick a cheaper one when the pending changes allow it ({@link
+ * RefreshProgram#choose}).
  */
 public enum MergeStrategy {
   /**
@@ -14,5 +15,21 @@ public enum MergeStrategy {
    * Append-only fast path of {@link #BAG_COUNTED}: every pending change is an insert, so the delta
    * rows are appended without consolidation or delete.
    */
-  BAG_APPEND
+  BAG_APPEND,
+  /**
+   * Aggregate view whose aggregates are all invertible (SUM, COUNT, AVG, DISTINCT): the change of
+   * every group's state is merged into it with one MERGE; a group whose row count reaches zero is
+   * deleted.
+   */
+  GROUP_MERGE,
+  /**
+   * Append-only fast path of {@link #GROUP_MERGE}: no group can lose rows, so the MERGE has no
+   * delete branch; MIN and MAX fold with LEAST and GREATEST.
+   */
+  GROUP_APPEND,
+  /**
+   * Aggregate view with MIN or MAX and a change that deletes: MIN and MAX cannot be inverted, so
+   * every group the change touches is recomputed from the base table; other groups stay.
+   */
+  GROUP_RECOMPUTE
 }

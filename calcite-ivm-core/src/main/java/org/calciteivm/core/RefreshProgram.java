@@ -14,6 +14,7 @@ import java.util.List;
  * @param viewName the view's name
  * @param strategy the merge strategy the view's shape needs
  * @param deltaPlan the delta plan, as Calcite explains it, for EXPLAIN
+ * @param hiddenColumns the columns of the stored view that users do not see
  * @param inputs one entry per base table
  * @param statements for each strategy this view can use, the statements that apply its delta
  */
@@ -21,6 +22,7 @@ public record RefreshProgram(
     String viewName,
     MergeStrategy strategy,
     String deltaPlan,
+    ImmutableList<String> hiddenColumns,
     ImmutableList<Input> inputs,
     ImmutableMap<MergeStrategy, ImmutableList<String>> statements) {
 
@@ -38,16 +40,35 @@ public record RefreshProgram(
   public record PendingChange(long rows, boolean insertOnly) {}
 
   /**
-   * Chooses the merge strategy of one refresh. This is the only place the choice is made: the
-   * append-only fast path needs every pending change to be an insert and its setting to be on.
+   * Chooses the merge strategy of one refresh. This is the only place the choice is made. The
+   * append-only fast paths need every pending change to be an insert and their setting to be on: a
+   * filter, projection or aggregate cannot turn an insert into a delete, so the view's change is
+   * insert-only too.
    */
   public MergeStrategy choose(PendingChange pending, IvmSettings settings) {
-    if (strategy == MergeStrategy.BAG_COUNTED
-        && pending.insertOnly()
-        && settings.isEnabled(IvmSetting.SKIP_PROJECTION_DELETE)) {
-      return MergeStrategy.BAG_APPEND;
+    boolean insertOnly = pending.insertOnly();
+    switch (strategy) {
+      case BAG_COUNTED:
+        return insertOnly && settings.isEnabled(IvmSetting.SKIP_PROJECTION_DELETE)
+            ? MergeStrategy.BAG_APPEND
+            : MergeStrategy.BAG_COUNTED;
+      case GROUP_RECOMPUTE:
+        if (!insertOnly || !settings.isEnabled(IvmSetting.MINMAX_INCREMENTAL)) {
+          return MergeStrategy.GROUP_RECOMPUTE;
+        }
+        // MIN and MAX only grow towards new values: fold them like the invertible aggregates
+        return groupMerge(insertOnly, settings);
+      case GROUP_MERGE:
+        return groupMerge(insertOnly, settings);
+      default:
+        throw new IllegalStateException("a view's own strategy cannot be " + strategy);
     }
-    return strategy;
+  }
+
+  private static MergeStrategy groupMerge(boolean insertOnly, IvmSettings settings) {
+    return insertOnly && settings.isEnabled(IvmSetting.SKIP_AGGREGATE_DELETE)
+        ? MergeStrategy.GROUP_APPEND
+        : MergeStrategy.GROUP_MERGE;
   }
 
   /** The statements that apply the view delta under {@code chosen}. */

@@ -15,7 +15,10 @@ public final class IvmRelBuilders {
 
   /** Turns Calcite's default builder configuration into calcite-ivm's. */
   public static RelBuilder.Config configure(RelBuilder.Config config) {
-    return config.withSimplify(false).withPruneInputOfAggregate(false);
+    return config
+        .withSimplify(false)
+        .withPruneInputOfAggregate(false)
+        .withDedupAggregateCalls(false);
   }
 
   /** The builder factory every calcite-ivm rule uses. */

@@ -2,6 +2,7 @@ package org.calciteivm.rules;
 
 import com.google.common.collect.ImmutableList;
 import org.apache.calcite.plan.RelOptRule;
+import org.calciteivm.rules.delta.DeltaAggregateTransposeRule;
 import org.calciteivm.rules.delta.DeltaFilterTransposeRule;
 import org.calciteivm.rules.delta.DeltaProjectTransposeRule;
 import org.calciteivm.rules.delta.DeltaTableScanRule;
@@ -28,7 +29,18 @@ public final class IvmRules {
   public static final DeltaTableScanRule DELTA_TABLE_SCAN =
       DeltaTableScanRule.Config.DEFAULT.toRule();
 
+  /**
+   * {@code Δstate(γ_{K; f}(R)) = γ_{K; Δf}(ΔR)}: the change of an aggregate's per-group state, with
+   * weights folded into counts and sums.
+   */
+  public static final DeltaAggregateTransposeRule DELTA_AGGREGATE_TRANSPOSE =
+      DeltaAggregateTransposeRule.Config.DEFAULT.toRule();
+
   /** The rules that derive a delta plan, in no particular order. */
   public static final ImmutableList<RelOptRule> DELTA_RULES =
-      ImmutableList.of(DELTA_FILTER_TRANSPOSE, DELTA_PROJECT_TRANSPOSE, DELTA_TABLE_SCAN);
+      ImmutableList.of(
+          DELTA_FILTER_TRANSPOSE,
+          DELTA_PROJECT_TRANSPOSE,
+          DELTA_AGGREGATE_TRANSPOSE,
+          DELTA_TABLE_SCAN);
 }

@@ -2,6 +2,7 @@ package org.calciteivm.core.analysis;
 
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,8 +27,10 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
+import org.apache.calcite.sql.SqlKind;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Decides whether a view's logical plan can be maintained and how: it names the first construct
@@ -36,13 +39,25 @@ import org.calciteivm.core.UnsupportedViewException;
 public final class ViewAnalyzer {
   private final String viewName;
   private final Set<List<String>> baseTables = new LinkedHashSet<>();
+  private @Nullable Aggregate aggregate;
 
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
 
-  /** The outcome of a successful analysis. */
-  public record Analysis(ImmutableList<List<String>> baseTables, MergeStrategy strategy) {}
+  /**
+   * The outcome of a successful analysis.
+   *
+   * @param baseTables the qualified names of the tables the view reads
+   * @param strategy the merge strategy the view's shape needs
+   * @param aggregate the view's aggregate, or null for a view without one; above it there are only
+   *     projections and filters (evaluated when the view is read), below it only projections,
+   *     filters and a scan
+   */
+  public record Analysis(
+      ImmutableList<List<String>> baseTables,
+      MergeStrategy strategy,
+      @Nullable Aggregate aggregate) {}
 
   /**
    * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
@@ -55,7 +70,20 @@ public final class ViewAnalyzer {
     if (analyzer.baseTables.isEmpty()) {
       throw UnsupportedViewException.notYet(viewName, "a query without a base table");
     }
-    return new Analysis(ImmutableList.copyOf(analyzer.baseTables), MergeStrategy.BAG_COUNTED);
+    Aggregate aggregate = analyzer.aggregate;
+    MergeStrategy strategy;
+    if (aggregate == null) {
+      strategy = MergeStrategy.BAG_COUNTED;
+    } else if (aggregate.getAggCallList().stream()
+        .anyMatch(
+            c ->
+                c.getAggregation().getKind() == SqlKind.MIN
+                    || c.getAggregation().getKind() == SqlKind.MAX)) {
+      strategy = MergeStrategy.GROUP_RECOMPUTE;
+    } else {
+      strategy = MergeStrategy.GROUP_MERGE;
+    }
+    return new Analysis(ImmutableList.copyOf(analyzer.baseTables), strategy, aggregate);
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
@@ -67,6 +95,11 @@ public final class ViewAnalyzer {
       for (RexNode e : project.getProjects()) {
         checkExpression(e);
       }
+    } else if (rel instanceof Aggregate found && aggregate == null) {
+      checkAggregate(found);
+      aggregate = found;
+    } else if (rel instanceof Aggregate) {
+      throw UnsupportedViewException.notYet(viewName, "an aggregate over an aggregate");
     } else {
       throw UnsupportedViewException.notYet(viewName, describe(rel));
     }
@@ -75,18 +108,35 @@ public final class ViewAnalyzer {
     }
   }
 
+  private void checkAggregate(Aggregate found) throws UnsupportedViewException {
+    if (found.getGroupType() != Aggregate.Group.SIMPLE) {
+      throw UnsupportedViewException.notYet(viewName, "GROUPING SETS, ROLLUP or CUBE");
+    }
+    for (AggregateCall call : found.getAggCallList()) {
+      String name = call.getAggregation().getName();
+      if (call.isDistinct()) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            "aggregate "
+                + name
+                + "(DISTINCT ...) (maintain SELECT DISTINCT or GROUP BY on the argument instead)");
+      }
+      if (!MAINTAINED_AGGREGATES.contains(call.getAggregation().getKind())) {
+        throw UnsupportedViewException.notYet(
+            viewName, "aggregate " + name + " (maintained: SUM, COUNT, AVG, MIN, MAX)");
+      }
+      if (!call.collation.getFieldCollations().isEmpty()) {
+        throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
+      }
+    }
+  }
+
+  /** The aggregate functions calcite-ivm maintains. */
+  private static final Set<SqlKind> MAINTAINED_AGGREGATES =
+      EnumSet.of(SqlKind.SUM, SqlKind.SUM0, SqlKind.COUNT, SqlKind.AVG, SqlKind.MIN, SqlKind.MAX);
+
   /** A user-facing name of an operator that has no delta rule yet. */
   private static String describe(RelNode rel) {
-    if (rel instanceof Aggregate aggregate) {
-      List<AggregateCall> calls = aggregate.getAggCallList();
-      if (calls.isEmpty()) {
-        return aggregate.getGroupCount() == 0 ? "an empty GROUP BY" : "DISTINCT or GROUP BY";
-      }
-      AggregateCall call = calls.get(0);
-      return "aggregate "
-          + call.getAggregation().getName()
-          + (call.isDistinct() ? " DISTINCT" : "");
-    }
     if (rel instanceof Join join) {
       return join.getJoinType().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " join";
     }

@@ -7,14 +7,18 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.calciteivm.core.ZSets;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.calciteivm.rules.aggregate.AggregateState;
 
 /**
  * The change of its input since the last refresh, as a Z-set: the input's columns followed by a
- * {@code BIGINT NOT NULL} weight column named {@link ZSets#WEIGHT_COLUMN}.
+ * {@code BIGINT NOT NULL} weight column named {@link ZSets#WEIGHT_COLUMN}. The change of an
+ * aggregate is the change of its per-group state instead.
  *
  * <p>It is a marker: the delta rules push it down the plan until it sits on the scans of base
  * tables, where {@link DeltaTableScanRule} replaces it with a scan of the table's delta relation.
@@ -47,8 +51,18 @@ public final class LogicalDelta extends SingleRel {
         .build();
   }
 
+  /**
+   * The input's columns and a weight; for an aggregate, the change of its per-group state (see
+   * {@link DeltaAggregateTransposeRule}).
+   */
   @Override
   protected RelDataType deriveRowType() {
+    if (getInput().stripped() instanceof Aggregate aggregate) {
+      return AggregateState.of(aggregate)
+          .deltaStateAggregate(
+              IvmRelBuilders.create(getCluster()), LogicalDelta.create(aggregate.getInput()))
+          .getRowType();
+    }
     return weightedRowType(getCluster().getTypeFactory(), getInput().getRowType());
   }
 

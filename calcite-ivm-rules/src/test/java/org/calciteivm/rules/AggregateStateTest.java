@@ -1,0 +1,69 @@
+package org.calciteivm.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.delta.DeltaDerivation;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.calciteivm.rules.sql.DuckDbTypeSystem;
+import org.calciteivm.rules.sql.SqlUnparser;
+import org.junit.jupiter.api.Test;
+
+/** Golden plans of aggregate state: its computation and its change under the delta rules. */
+class AggregateStateTest {
+  private final ViewSqlPlanner planner =
+      new ViewSqlPlanner(TestSchemas.ordersSchema(), DuckDbTypeSystem.INSTANCE);
+
+  private Aggregate aggregate(String sql) throws Exception {
+    RelNode rel = planner.toRel("v", sql);
+    while (!(rel instanceof Aggregate)) {
+      rel = rel.getInput(0);
+    }
+    return (Aggregate) rel;
+  }
+
+  // COUNT of a NOT NULL column is written COUNT(*)
+  @Test
+  void stateKeepsCountsBesideSums() throws Exception {
+    Aggregate aggregate =
+        aggregate(
+            "SELECT status, SUM(amount), COUNT(*), AVG(id), MAX(id) FROM orders GROUP BY status");
+    AggregateState state = AggregateState.of(aggregate);
+    assertThat(state.columnNames())
+        .containsExactly(
+            "k1", "_ivm_count", "a1_sum", "a1_count", "a2_count", "a3_sum", "a3_count", "a4_max");
+    assertThat(
+            SqlUnparser.duckDb()
+                .toSql(
+                    state.stateAggregate(
+                        IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput())))
+        .isEqualTo(
+            """
+            SELECT "status" AS "k1", COUNT(*) AS "_ivm_count", SUM("amount") AS "a1_sum", \
+            COUNT("amount") AS "a1_count", COUNT(*) AS "a2_count", SUM("id") AS "a3_sum", \
+            COUNT(*) AS "a3_count", MAX("id") AS "a4_max"
+            FROM "main"."orders"
+            GROUP BY "status\"""");
+  }
+
+  @Test
+  void deltaFoldsTheWeightIntoCountsAndSums() throws Exception {
+    Aggregate aggregate =
+        aggregate(
+            "SELECT status, SUM(amount) FILTER (WHERE id > 3), COUNT(amount) FROM orders"
+                + " GROUP BY status");
+    RelNode delta = DeltaDerivation.derive(aggregate);
+    assertThat(SqlUnparser.duckDb().toSql(delta))
+        .isEqualTo(
+            """
+            SELECT "status" AS "k1", SUM("_ivm_weight") AS "_ivm_count", \
+            SUM("_ivm_weight" * "amount") FILTER (WHERE "id" > 3) AS "a1_sum", \
+            SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) \
+            FILTER (WHERE "id" > 3) AS "a1_count", \
+            SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) AS "a2_count"
+            FROM "temp"."orders_delta"
+            GROUP BY "status\"""");
+  }
+}
