@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.calcite.rel.RelNode;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.core.UnsupportedViewException;
@@ -26,8 +25,8 @@ import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
-import org.calciteivm.jdbc.refresh.RefreshCompiler;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
+import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
@@ -82,8 +81,8 @@ public final class MaterializedViews {
 
   private static RefreshProgram createInTransaction(
       Connection duckDb, CatalogSnapshot catalog, String name, String query) throws SQLException {
-    RelNode plan = RefreshCompiler.plan(duckDb, name, query, catalog.trackedTables());
-    ViewAnalyzer.Analysis analysis = ViewAnalyzer.analyze(name, plan);
+    ViewAnalyzer.Analysis analysis =
+        ViewCompiler.plan(duckDb, name, query, catalog.trackedTables()).analysis();
     IvmCatalog.ensureExists(duckDb);
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
@@ -113,11 +112,14 @@ public final class MaterializedViews {
     int id = IvmCatalog.addView(duckDb, name, query, analysis.strategy(), tableIds, watermarks);
     ViewEntry view =
         new ViewEntry(id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds));
+    // planned again: the base tables are changing now, which the delta plan depends on
+    ViewCompiler compiler = ViewCompiler.plan(duckDb, name, query, tracked);
     try (Statement s = duckDb.createStatement()) {
-      s.execute("CREATE TABLE " + view.dataTable() + " AS " + query);
-      s.execute("CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
+      for (String sql : compiler.creationSql(view)) {
+        s.execute(sql);
+      }
     }
-    return RefreshCompiler.compile(duckDb, view, tracked);
+    return compiler.program(view, tracked);
   }
 
   /** {@code DROP MATERIALIZED VIEW}: removes the view and every artefact no other view needs. */
@@ -177,14 +179,21 @@ public final class MaterializedViews {
     List<String> lines = new ArrayList<>();
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
+    lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     lines.add(
-        "strategy: "
-            + program.strategy()
-            + " (BAG_APPEND when every pending change is an insert"
-            + " and ivm_skip_projection_delete is true, now "
-            + connection.settings().get(org.calciteivm.core.IvmSetting.SKIP_PROJECTION_DELETE)
-            + ")");
-    lines.add("hidden columns: none");
+        "a refresh chooses among: "
+            + program.statements().keySet().stream()
+                .map(MergeStrategy::name)
+                .collect(java.util.stream.Collectors.joining(", "))
+            + "; with the current settings and an insert-only change: "
+            + program.choose(new RefreshProgram.PendingChange(1, true), connection.settings())
+            + ", otherwise: "
+            + program.choose(new RefreshProgram.PendingChange(1, false), connection.settings()));
+    lines.add(
+        "hidden columns: "
+            + (program.hiddenColumns().isEmpty()
+                ? "none"
+                : String.join(", ", program.hiddenColumns())));
     lines.add("delta plan:");
     program.deltaPlan().lines().forEach(l -> lines.add("  " + l));
     lines.add("refresh statements, in one transaction:");
@@ -192,13 +201,31 @@ public final class MaterializedViews {
       lines.add("  seal and consolidate the pending change of " + tableName(connection, input));
       input.materializeSql().lines().forEach(l -> lines.add("    " + l));
     }
-    for (MergeStrategy strategy : List.of(MergeStrategy.BAG_COUNTED, MergeStrategy.BAG_APPEND)) {
+    for (MergeStrategy strategy : program.statements().keySet()) {
       lines.add("  merge when " + strategy + ":");
       for (String sql : program.statementsFor(strategy)) {
         sql.lines().forEach(l -> lines.add("    " + l));
       }
     }
     return lines;
+  }
+
+  private static String describe(MergeStrategy strategy) {
+    switch (strategy) {
+      case BAG_COUNTED:
+        return "bag view: fan out net inserts, delete exactly the net deleted copies;"
+            + " BAG_APPEND when every change is an insert and ivm_skip_projection_delete is on";
+      case GROUP_MERGE:
+        return "aggregate view: one MERGE of each touched group's state change;"
+            + " GROUP_APPEND (no empty-group delete) when every change is an insert"
+            + " and ivm_skip_aggregate_delete is on";
+      case GROUP_RECOMPUTE:
+        return "aggregate view with MIN/MAX: the groups a change touches are recomputed from the"
+            + " base table; with an insert-only change and ivm_minmax_incremental on, MIN/MAX"
+            + " fold with LEAST/GREATEST in a MERGE instead";
+      default:
+        return strategy.name();
+    }
   }
 
   private static String tableName(IvmConnection connection, RefreshProgram.Input input) {
@@ -210,8 +237,10 @@ public final class MaterializedViews {
     IvmDatabase database = connection.database();
     RefreshProgram program = database.cachedProgram(view.id());
     if (program == null) {
+      List<TrackedTable> tracked = database.catalog().trackedTables();
       program =
-          RefreshCompiler.compile(connection.duckDb(), view, database.catalog().trackedTables());
+          ViewCompiler.plan(connection.duckDb(), view.name(), view.query(), tracked)
+              .program(view, tracked);
       database.cacheProgram(view.id(), program);
     }
     return program;

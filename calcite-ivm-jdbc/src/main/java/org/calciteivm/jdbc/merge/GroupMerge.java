@@ -1,0 +1,128 @@
+package org.calciteivm.jdbc.merge;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.AggregateState.StateColumn;
+
+/**
+ * Merge statements for aggregate views, whose stored table holds one row of {@link AggregateState}
+ * per group. Groups are matched NULL-safely on their keys; an aggregate without GROUP BY has
+ * exactly one row, which is never deleted.
+ */
+public final class GroupMerge {
+  private GroupMerge() {}
+
+  /**
+   * {@code GROUP_MERGE} and {@code GROUP_APPEND}: the change of each touched group's state, from
+   * {@code deltaSql}, is added to the stored state by one MERGE (MIN and MAX fold with LEAST and
+   * GREATEST, valid only when nothing was deleted). With {@code deleteEmptyGroups} a group whose
+   * row count reaches zero is deleted in the same MERGE.
+   */
+  public static ImmutableList<String> merge(
+      String dataTable,
+      AggregateState state,
+      String viewDeltaTable,
+      String deltaSql,
+      boolean deleteEmptyGroups) {
+    String count = IvmNames.quote(AggregateState.COUNT_COLUMN);
+    List<String> sets = new ArrayList<>();
+    for (StateColumn column : state.state()) {
+      String name = IvmNames.quote(column.name());
+      sets.add(name + " = " + combine(column, "d." + name, "v." + name));
+    }
+    StringBuilder merge =
+        new StringBuilder("MERGE INTO ")
+            .append(dataTable)
+            .append(" AS d USING ")
+            .append(viewDeltaTable)
+            .append(" AS v ON ")
+            .append(keysMatch(state));
+    boolean grouped = !state.keys().isEmpty();
+    if (grouped && deleteEmptyGroups) {
+      merge.append(" WHEN MATCHED AND d.").append(count).append(" + v.").append(count);
+      merge.append(" = 0 THEN DELETE");
+    }
+    merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
+    if (grouped) {
+      List<String> values = new ArrayList<>();
+      state.keys().forEach(k -> values.add("v." + IvmNames.quote(k)));
+      for (StateColumn column : state.state()) {
+        String value = "v." + IvmNames.quote(column.name());
+        values.add(
+            column.kind() == AggregateState.Kind.COUNT ? "coalesce(" + value + ", 0)" : value);
+      }
+      merge
+          .append(" WHEN NOT MATCHED AND v.")
+          .append(count)
+          .append(" > 0 THEN INSERT (")
+          .append(columnList(state))
+          .append(") VALUES (")
+          .append(String.join(", ", values))
+          .append(")");
+    }
+    return ImmutableList.of(
+        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + deltaSql,
+        merge.toString(),
+        "DROP TABLE " + viewDeltaTable);
+  }
+
+  /**
+   * {@code GROUP_RECOMPUTE}: the groups the change touches (the keys of {@code deltaSql}) are
+   * deleted and recomputed from the base data by {@code recomputeSql}, which reads only those
+   * groups' rows; a group left without rows is not re-created.
+   */
+  public static ImmutableList<String> recompute(
+      String dataTable,
+      AggregateState state,
+      String viewDeltaTable,
+      String deltaSql,
+      String recomputeSql) {
+    String delete =
+        state.keys().isEmpty()
+            ? "DELETE FROM " + dataTable
+            : "DELETE FROM "
+                + dataTable
+                + " AS d USING "
+                + viewDeltaTable
+                + " AS v WHERE "
+                + keysMatch(state);
+    return ImmutableList.of(
+        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + deltaSql,
+        delete,
+        "INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql,
+        "DROP TABLE " + viewDeltaTable);
+  }
+
+  private static String combine(StateColumn column, String stored, String change) {
+    switch (column.kind()) {
+      case COUNT:
+        return stored + " + coalesce(" + change + ", 0)";
+      case SUM:
+        // a NULL sum is an empty one: the matching count tells whether the aggregate is NULL
+        return "coalesce(" + stored + ", 0) + coalesce(" + change + ", 0)";
+      case MIN:
+        return "least(" + stored + ", " + change + ")";
+      case MAX:
+        return "greatest(" + stored + ", " + change + ")";
+      default:
+        throw new IllegalStateException("unknown state kind " + column.kind());
+    }
+  }
+
+  private static String keysMatch(AggregateState state) {
+    if (state.keys().isEmpty()) {
+      return "TRUE";
+    }
+    return state.keys().stream()
+        .map(k -> "d." + IvmNames.quote(k) + " IS NOT DISTINCT FROM v." + IvmNames.quote(k))
+        .collect(Collectors.joining(" AND "));
+  }
+
+  private static String columnList(AggregateState state) {
+    return state.columnNames().stream().map(IvmNames::quote).collect(Collectors.joining(", "));
+  }
+}

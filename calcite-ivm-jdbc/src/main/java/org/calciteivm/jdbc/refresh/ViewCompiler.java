@@ -1,0 +1,389 @@
+package org.calciteivm.jdbc.refresh;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.calcite.plan.RelOptSchema;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.core.ZSets;
+import org.calciteivm.core.analysis.ViewAnalyzer;
+import org.calciteivm.jdbc.catalog.CalciteSchemas;
+import org.calciteivm.jdbc.catalog.DuckDbCatalog;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.merge.BagMerge;
+import org.calciteivm.jdbc.merge.GroupMerge;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.AggregateState.Output;
+import org.calciteivm.rules.consolidate.Consolidation;
+import org.calciteivm.rules.delta.DeltaDerivation;
+import org.calciteivm.rules.delta.LogicalDelta;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.calciteivm.rules.sql.DuckDbTypeSystem;
+import org.calciteivm.rules.sql.SqlUnparser;
+
+/**
+ * Compiles one view: plans its query with Calcite, checks it can be maintained, and writes for
+ * DuckDB the statements that create its stored state and the {@link RefreshProgram} that keeps it
+ * up to date. This is the only place that plans; a refresh only executes what was compiled here.
+ *
+ * <p>A bag view (projections and filters) stores its rows. An aggregate view stores one row of
+ * {@link AggregateState} per group and is read through a DuckDB view that computes the aggregates
+ * from the state and applies what lies above the aggregate (HAVING, expressions over aggregates),
+ * so that those are always evaluated on the current state.
+ */
+public final class ViewCompiler {
+  private static final SqlUnparser UNPARSER = SqlUnparser.duckDb();
+
+  /** The name the read query gives the finalized groups of an aggregate view. */
+  private static final String GROUPS = "_ivm_groups";
+
+  private final Connection connection;
+  private final ViewSqlPlanner planner;
+  private final String viewName;
+  private final String query;
+  private final RelNode plan;
+  private final ViewAnalyzer.Analysis analysis;
+
+  private ViewCompiler(Connection connection, ViewSqlPlanner planner, String viewName, String query)
+      throws SQLException {
+    this.connection = connection;
+    this.planner = planner;
+    this.viewName = viewName;
+    this.query = query;
+    this.plan = planner.toRel(viewName, query);
+    this.analysis = ViewAnalyzer.analyze(viewName, plan);
+  }
+
+  /**
+   * Plans {@code query}, the query of view {@code viewName}, in a schema where the {@code tracked}
+   * tables are changing.
+   *
+   * @throws org.calciteivm.core.UnsupportedViewException if the view cannot be maintained
+   */
+  public static ViewCompiler plan(
+      Connection connection, String viewName, String query, Collection<TrackedTable> tracked)
+      throws SQLException {
+    SchemaPlus root = CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
+    ViewSqlPlanner planner =
+        new ViewSqlPlanner(
+            root.getSubSchema("main"), DuckDbTypeSystem.INSTANCE, DuckDbFunctions.read(connection));
+    return new ViewCompiler(connection, planner, viewName, query);
+  }
+
+  /** What the analysis found: base tables, strategy, aggregate. */
+  public ViewAnalyzer.Analysis analysis() {
+    return analysis;
+  }
+
+  /** The statements that create and fill the stored state of {@code view} and its user view. */
+  public List<String> creationSql(ViewEntry view) throws SQLException {
+    Aggregate aggregate = analysis.aggregate();
+    if (aggregate == null) {
+      // DuckDB names and types the columns exactly as for the query itself
+      return List.of(
+          "CREATE TABLE " + view.dataTable() + " AS " + query,
+          "CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
+    }
+    AggregateState state = AggregateState.of(aggregate);
+    RelNode stateAggregate =
+        state.stateAggregate(IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput());
+    return List.of(
+        "CREATE TABLE " + view.dataTable() + " AS " + UNPARSER.toSql(stateAggregate),
+        "CREATE VIEW " + view.userView() + " AS " + readSql(view, aggregate, state));
+  }
+
+  /**
+   * The query users read an aggregate view through: the aggregates finalized from the state (a SUM
+   * over no non-null value is NULL, an AVG divides the sum by the non-null count), then the plan
+   * above the aggregate, with the column names and types DuckDB gives the view's query.
+   */
+  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state)
+      throws SQLException {
+    List<String> groupColumns = aggregate.getRowType().getFieldNames();
+    List<String> finalized = new ArrayList<>();
+    for (int i = 0; i < state.keys().size(); i++) {
+      finalized.add(
+          IvmNames.quote(state.keys().get(i)) + " AS " + IvmNames.quote(groupColumns.get(i)));
+    }
+    for (int i = 0; i < state.outputs().size(); i++) {
+      finalized.add(
+          finalize(state.outputs().get(i))
+              + " AS "
+              + IvmNames.quote(groupColumns.get(state.keys().size() + i)));
+    }
+    RelBuilder builder = builderWithSchema(plan);
+    String above =
+        plan == aggregate
+            ? "SELECT * FROM " + IvmNames.quote(GROUPS)
+            : UNPARSER.toSql(
+                replace(
+                    plan,
+                    aggregate,
+                    builder.transientScan(GROUPS, aggregate.getRowType()).build()));
+    List<String[]> columns = describe(query);
+    List<String> aliases = new ArrayList<>();
+    List<String> outputs = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      String alias = IvmNames.quote("c" + i);
+      aliases.add(alias);
+      outputs.add(
+          "CAST(q."
+              + alias
+              + " AS "
+              + columns.get(i)[1]
+              + ") AS "
+              + IvmNames.quote(columns.get(i)[0]));
+    }
+    return "WITH "
+        + IvmNames.quote(GROUPS)
+        + " AS (SELECT "
+        + String.join(", ", finalized)
+        + " FROM "
+        + view.dataTable()
+        + ") SELECT "
+        + String.join(", ", outputs)
+        + " FROM ("
+        + above
+        + ") AS q("
+        + String.join(", ", aliases)
+        + ")";
+  }
+
+  private static String finalize(Output output) {
+    String count = output.count() == null ? null : IvmNames.quote(output.count());
+    String value = output.value() == null ? null : IvmNames.quote(output.value());
+    switch (output.function()) {
+      case COUNT:
+        return count;
+      case SUM:
+        return "CASE WHEN " + count + " = 0 THEN NULL ELSE " + value + " END";
+      case SUM0:
+        return "coalesce(" + value + ", 0)";
+      case AVG:
+        return "CASE WHEN "
+            + count
+            + " = 0 THEN NULL ELSE CAST("
+            + value
+            + " AS DOUBLE) / "
+            + count
+            + " END";
+      case MIN:
+      case MAX:
+        return value;
+      default:
+        throw new IllegalStateException("no finalizer for " + output.function());
+    }
+  }
+
+  /**
+   * A builder on {@code rel}'s cluster and schema, for plans that scan transient tables (the
+   * finalized groups, the view delta) beside {@code rel}'s own.
+   */
+  private static RelBuilder builderWithSchema(RelNode rel) {
+    RelOptSchema schema =
+        RelOptUtil.findAllTables(rel).stream()
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("a view reads no table"))
+            .getRelOptSchema();
+    return IvmRelBuilders.FACTORY.create(rel.getCluster(), schema);
+  }
+
+  /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */
+  private static RelNode replace(RelNode rel, RelNode target, RelNode replacement) {
+    if (rel == target) {
+      return replacement;
+    }
+    return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
+  }
+
+  /**
+   * The names and types DuckDB gives the columns of {@code query}, names made unique as {@code
+   * CREATE TABLE ... AS} makes them ({@code a}, {@code a_1}, ...).
+   */
+  private List<String[]> describe(String query) throws SQLException {
+    List<String[]> columns = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("DESCRIBE " + query)) {
+      while (rs.next()) {
+        String name = rs.getString("column_name");
+        String unique = name;
+        for (int suffix = 1; !seen.add(unique.toLowerCase(Locale.ROOT)); suffix++) {
+          unique = name + "_" + suffix;
+        }
+        columns.add(new String[] {unique, rs.getString("column_type")});
+      }
+    }
+    return columns;
+  }
+
+  /** Compiles the refresh program of {@code view}, whose base tables are among the tracked. */
+  public RefreshProgram program(ViewEntry view, Collection<TrackedTable> tracked)
+      throws SQLException {
+    List<RefreshProgram.Input> inputs = new ArrayList<>();
+    RelBuilder scans = planner.relBuilder();
+    for (int tableId : view.inputTableIds()) {
+      TrackedTable table =
+          tracked.stream()
+              .filter(t -> t.id() == tableId)
+              .findFirst()
+              .orElseThrow(() -> new IllegalStateException("untracked input " + tableId));
+      inputs.add(
+          new RefreshProgram.Input(
+              tableId,
+              table.pendingTable(),
+              "CREATE OR REPLACE TEMP TABLE "
+                  + table.pendingTable()
+                  + " AS "
+                  + UNPARSER.toSql(pendingChange(scans, table))));
+    }
+    String viewDeltaTable = IvmNames.qualified("temp", IvmNames.viewDeltaTable(view.id()));
+    Aggregate aggregate = analysis.aggregate();
+    if (aggregate == null) {
+      return bagProgram(view, ImmutableList.copyOf(inputs), viewDeltaTable);
+    }
+    return groupProgram(view, aggregate, ImmutableList.copyOf(inputs), viewDeltaTable);
+  }
+
+  private RefreshProgram bagProgram(
+      ViewEntry view, ImmutableList<RefreshProgram.Input> inputs, String viewDeltaTable)
+      throws SQLException {
+    RelNode delta = DeltaDerivation.derive(plan);
+    RelBuilder builder = IvmRelBuilders.create(delta.getCluster());
+    RelNode named = withDeltaColumnNames(builder, delta);
+    String deltaSql = UNPARSER.toSql(named);
+    String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
+    List<String> dataColumns =
+        DuckDbCatalog.columnNames(
+            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
+    return new RefreshProgram(
+        view.name(),
+        MergeStrategy.BAG_COUNTED,
+        ViewSqlPlanner.explain(delta),
+        ImmutableList.of(),
+        inputs,
+        ImmutableMap.of(
+            MergeStrategy.BAG_COUNTED,
+            BagMerge.counted(view.dataTable(), dataColumns, viewDeltaTable, consolidatedSql),
+            MergeStrategy.BAG_APPEND,
+            BagMerge.append(view.dataTable(), dataColumns.size(), deltaSql)));
+  }
+
+  private RefreshProgram groupProgram(
+      ViewEntry view,
+      Aggregate aggregate,
+      ImmutableList<RefreshProgram.Input> inputs,
+      String viewDeltaTable) {
+    AggregateState state = AggregateState.of(aggregate);
+    RelNode delta = DeltaDerivation.derive(aggregate);
+    String deltaSql = UNPARSER.toSql(delta);
+    ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
+    statements.put(
+        MergeStrategy.GROUP_MERGE,
+        GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, true));
+    statements.put(
+        MergeStrategy.GROUP_APPEND,
+        GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, false));
+    if (state.hasMinMax()) {
+      statements.put(
+          MergeStrategy.GROUP_RECOMPUTE,
+          GroupMerge.recompute(
+              view.dataTable(),
+              state,
+              viewDeltaTable,
+              deltaSql,
+              UNPARSER.toSql(touchedGroupsState(aggregate, state, delta.getRowType(), view))));
+    }
+    ImmutableList<String> hidden =
+        state.state().stream()
+            .map(AggregateState.StateColumn::name)
+            .collect(ImmutableList.toImmutableList());
+    return new RefreshProgram(
+        view.name(),
+        analysis.strategy(),
+        ViewSqlPlanner.explain(delta),
+        hidden,
+        inputs,
+        statements.buildOrThrow());
+  }
+
+  /**
+   * The state of the groups a change touches, computed from the base data: the aggregate's input
+   * semi-joined (NULL-safely) with the keys of the view delta table.
+   */
+  private static RelNode touchedGroupsState(
+      Aggregate aggregate, AggregateState state, RelDataType deltaType, ViewEntry view) {
+    RelBuilder builder = builderWithSchema(aggregate);
+    if (state.keys().isEmpty()) {
+      return state.stateAggregate(builder, aggregate.getInput());
+    }
+    builder.push(aggregate.getInput());
+    builder.transientScan(IvmNames.viewDeltaTable(view.id()), deltaType);
+    List<RexNode> keysMatch = new ArrayList<>();
+    List<Integer> groupFields = aggregate.getGroupSet().asList();
+    for (int i = 0; i < groupFields.size(); i++) {
+      keysMatch.add(
+          builder.call(
+              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
+              builder.field(2, 0, groupFields.get(i)),
+              builder.field(2, 1, i)));
+    }
+    builder.semiJoin(keysMatch);
+    return state.stateAggregate(builder, builder.build());
+  }
+
+  /** Renames a delta plan's columns to {@code c1..cn} and the weight, as the merge expects. */
+  private static RelNode withDeltaColumnNames(RelBuilder builder, RelNode delta) {
+    int columns = delta.getRowType().getFieldCount() - 1;
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < columns; i++) {
+      names.add(BagMerge.deltaColumn(i));
+    }
+    names.add(ZSets.WEIGHT_COLUMN);
+    return builder.push(delta).project(builder.fields(), names, true).build();
+  }
+
+  /**
+   * The consolidated change of {@code table} between two epochs: {@code Σ_w σ(watermark < epoch <=
+   * sealed)(ΔT)} with the watermark and the sealed epoch as parameters 1 and 2.
+   */
+  private static RelNode pendingChange(RelBuilder builder, TrackedTable table) {
+    builder.scan(IvmNames.SCHEMA, IvmNames.deltaTable(table.id(), table.relation().name()));
+    RelDataType epochType = LogicalDelta.weightType(builder.getTypeFactory());
+    RexNode epoch = builder.field(IvmNames.EPOCH_COLUMN);
+    builder.filter(
+        builder.call(
+            SqlStdOperatorTable.GREATER_THAN,
+            epoch,
+            builder.getRexBuilder().makeDynamicParam(epochType, 0)),
+        builder.call(
+            SqlStdOperatorTable.LESS_THAN_OR_EQUAL,
+            epoch,
+            builder.getRexBuilder().makeDynamicParam(epochType, 1)));
+    int tupleAndWeight = table.relation().columns().size() + 1;
+    builder.project(builder.fields().subList(0, tupleAndWeight));
+    return Consolidation.consolidate(builder, builder.build());
+  }
+}
