@@ -107,10 +107,12 @@ public final class ViewCompiler {
           "CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
     }
     AggregateState state = AggregateState.of(aggregate);
-    RelNode stateAggregate =
-        state.stateAggregate(IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput());
+    String stateSql =
+        UNPARSER.toSql(
+            state.stateAggregate(
+                IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput()));
     return List.of(
-        "CREATE TABLE " + view.dataTable() + " AS " + UNPARSER.toSql(stateAggregate),
+        "CREATE TABLE " + view.dataTable() + " AS " + stateSql,
         "CREATE VIEW " + view.userView() + " AS " + readSql(view, aggregate, state));
   }
 
@@ -119,7 +121,7 @@ public final class ViewCompiler {
    * over no non-null value is NULL, an AVG divides the sum by the non-null count), then the plan
    * above the aggregate, with the column names and types DuckDB gives the view's query.
    */
-  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state)
+  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state, String stateSql)
       throws SQLException {
     List<String> groupColumns = aggregate.getRowType().getFieldNames();
     List<String> finalized = new ArrayList<>();
@@ -182,19 +184,25 @@ public final class ViewCompiler {
       case SUM0:
         return "coalesce(" + value + ", 0)";
       case AVG:
-        return "CASE WHEN "
-            + count
-            + " = 0 THEN NULL ELSE CAST("
-            + value
-            + " AS DOUBLE) / "
-            + count
-            + " END";
+        return "CASE WHEN " + count + " = 0 THEN NULL ELSE " + average(output) + " END";
       case MIN:
       case MAX:
         return value;
       default:
         throw new IllegalStateException("no finalizer for " + output.function());
     }
+  }
+
+  /**
+   * The average of a sum and a count as DuckDB's AVG computes it in general: the sum as a DOUBLE
+   * divided by the count. (DuckDB itself may divide a DECIMAL sum as an unscaled integer when
+   * statistics let it use a narrower state, which can differ in the last bit.)
+   */
+  private static String average(Output output) {
+    return "CAST("
+        + IvmNames.quote(output.value())
+        + " AS DOUBLE) / "
+        + IvmNames.quote(output.count());
   }
 
   /**

@@ -25,8 +25,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
  * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights:
  * {@code COUNT(*) → SUM(w)}, {@code COUNT(x) → SUM(CASE WHEN x IS NOT NULL THEN w ELSE 0 END)},
- * {@code SUM(x) → SUM(w * x)}. MIN and MAX are not invertible; their delta state is only used when
- * every weight is positive, where {@code MIN(R + ΔR) = LEAST(MIN(R), MIN(ΔR))}.
+ * {@code SUM(x) → SUM(w * x)} (see {@link #weighted}). MIN and MAX are not invertible; their delta
+ * state is only used when every weight is positive, where {@code MIN(R + ΔR) = LEAST(MIN(R),
+ * MIN(ΔR))}.
  */
 public final class AggregateState {
   /** The name of the row-count column of every group. */
@@ -171,8 +172,7 @@ public final class AggregateState {
         case SUM:
         case SUM0:
         case AVG:
-          deltaCalls.add(
-              builder.sum(builder.call(SqlStdOperatorTable.MULTIPLY, weight, args.get(0))));
+          deltaCalls.add(builder.sum(weighted(builder, weight, args.get(0))));
           deltaCalls.add(builder.sum(weightIfNotNull(builder, weight, args)));
           break;
         case MIN:
@@ -189,6 +189,21 @@ public final class AggregateState {
       }
     }
     return aggregateWithKeys(builder, calls);
+  }
+
+  /**
+   * {@code w * x}, written so that the usual weights ±1 keep {@code x}'s type: a product would
+   * widen it (and a BIGINT product can overflow where the sum does not), and the sum of the change
+   * must have the type of the stored sum.
+   */
+  private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
+    return builder.call(
+        SqlStdOperatorTable.CASE,
+        builder.equals(weight, builder.literal(1)),
+        x,
+        builder.equals(weight, builder.literal(-1)),
+        builder.call(SqlStdOperatorTable.UNARY_MINUS, x),
+        builder.call(SqlStdOperatorTable.MULTIPLY, x, weight));
   }
 
   /** {@code w} where every argument is non-null, else 0: the weight a COUNT sees. */
