@@ -121,7 +121,7 @@ public final class ViewCompiler {
    * over no non-null value is NULL, an AVG divides the sum by the non-null count), then the plan
    * above the aggregate, with the column names and types DuckDB gives the view's query.
    */
-  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state, String stateSql)
+  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state)
       throws SQLException {
     List<String> groupColumns = aggregate.getRowType().getFieldNames();
     List<String> finalized = new ArrayList<>();
