@@ -35,6 +35,14 @@ public final class UnsupportedViewException extends SQLFeatureNotSupportedExcept
         prefix(view) + construct + " is not supported yet", construct, Reason.NOT_YET);
   }
 
+  /** A construct that this version does not maintain, with what to do instead. */
+  public static UnsupportedViewException notYet(String view, String construct, String instead) {
+    return new UnsupportedViewException(
+        prefix(view) + construct + " is not supported yet (" + instead + ")",
+        construct,
+        Reason.NOT_YET);
+  }
+
   /** A construct that can never be maintained, with the reason and what to do instead. */
   public static UnsupportedViewException never(String view, String construct, String why) {
     return new UnsupportedViewException(

@@ -117,13 +117,12 @@ public final class ViewAnalyzer {
       if (call.isDistinct()) {
         throw UnsupportedViewException.notYet(
             viewName,
-            "aggregate "
-                + name
-                + "(DISTINCT ...) (maintain SELECT DISTINCT or GROUP BY on the argument instead)");
+            "aggregate " + name + "(DISTINCT ...)",
+            "maintain SELECT DISTINCT or GROUP BY on the argument instead");
       }
       if (!MAINTAINED_AGGREGATES.contains(call.getAggregation().getKind())) {
         throw UnsupportedViewException.notYet(
-            viewName, "aggregate " + name + " (maintained: SUM, COUNT, AVG, MIN, MAX)");
+            viewName, "aggregate " + name, "maintained: SUM, COUNT, AVG, MIN, MAX");
       }
       if (!call.collation.getFieldCollations().isEmpty()) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -70,7 +71,7 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              refuseVolatileFunctions(duckDb, name, statement.query());
+              refuseUnmaintainableFunctions(duckDb, name, statement.query());
               return connection.atomically(
                   () -> createInTransaction(duckDb, catalog, name, statement.query()));
             });
@@ -281,12 +282,13 @@ public final class MaterializedViews {
   }
 
   /**
-   * Refuses functions whose value can change while the base tables do not (DuckDB marks them
-   * VOLATILE or CONSISTENT_WITHIN_QUERY: random(), now(), uuid(), nextval(), ...): no delta can
-   * track them. Checked on the SQL text against DuckDB's catalog, so functions that Calcite does
-   * not know are caught too.
+   * Refuses, by the names the query calls them by, functions that cannot be maintained: those whose
+   * value can change while the base tables do not (DuckDB marks them VOLATILE or
+   * CONSISTENT_WITHIN_QUERY: random(), now(), uuid(), nextval(), ...), which no delta can track,
+   * and aggregates that have no maintained state. Checked on the SQL text against DuckDB's catalog,
+   * so the message uses the user's name for the function.
    */
-  private static void refuseVolatileFunctions(Connection duckDb, String view, String query)
+  private static void refuseUnmaintainableFunctions(Connection duckDb, String view, String query)
       throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
     Set<String> called = new LinkedHashSet<>();
@@ -298,24 +300,31 @@ public final class MaterializedViews {
     if (called.isEmpty()) {
       return;
     }
-    String placeholders = String.join(", ", java.util.Collections.nCopies(called.size(), "?"));
+    String placeholders = String.join(", ", Collections.nCopies(called.size(), "?"));
     try (PreparedStatement s =
         duckDb.prepareStatement(
-            "SELECT DISTINCT function_name FROM duckdb_functions()"
-                + " WHERE stability <> 'CONSISTENT' AND lower(function_name) IN ("
+            "SELECT function_name, function_type = 'aggregate' FROM duckdb_functions()"
+                + " WHERE lower(function_name) IN ("
                 + placeholders
-                + ") ORDER BY 1")) {
+                + ") AND (stability <> 'CONSISTENT' OR (function_type = 'aggregate'"
+                + " AND lower(function_name) NOT IN ('sum', 'count', 'avg', 'min', 'max')))"
+                + " ORDER BY 2, 1 LIMIT 1")) {
       int i = 1;
       for (String function : called) {
         s.setString(i++, function);
       }
       try (ResultSet rs = s.executeQuery()) {
-        if (rs.next()) {
-          throw UnsupportedViewException.never(
-              view,
-              "non-deterministic function " + rs.getString(1) + "()",
-              "its value changes without any change to the base tables");
+        if (!rs.next()) {
+          return;
         }
+        if (rs.getBoolean(2)) {
+          throw UnsupportedViewException.notYet(
+              view, "aggregate " + rs.getString(1), "maintained: SUM, COUNT, AVG, MIN, MAX");
+        }
+        throw UnsupportedViewException.never(
+            view,
+            "non-deterministic function " + rs.getString(1) + "()",
+            "its value changes without any change to the base tables");
       }
     }
   }

@@ -6,9 +6,11 @@ import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -192,18 +194,31 @@ public final class AggregateState {
   }
 
   /**
-   * {@code w * x}, written so that the usual weights ±1 keep {@code x}'s type: a product would
-   * widen it (and a BIGINT product can overflow where the sum does not), and the sum of the change
-   * must have the type of the stored sum.
+   * {@code w * x}, written so that the usual weights ±1 keep {@code x}'s type: the sum of the
+   * change should have the type of the stored sum. Other weights multiply, with 64-bit and wider
+   * integers first widened to {@code DECIMAL(38, 0)} so that the product cannot overflow where the
+   * sum (a 128-bit integer in DuckDB) does not.
    */
   private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
+    RexNode factor = x;
+    SqlTypeName type = x.getType().getSqlTypeName();
+    if (type == SqlTypeName.BIGINT
+        || (type == SqlTypeName.DECIMAL && x.getType().getScale() == 0)) {
+      RelDataType wide =
+          builder
+              .getTypeFactory()
+              .createTypeWithNullability(
+                  builder.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, 38, 0),
+                  x.getType().isNullable());
+      factor = builder.getRexBuilder().makeAbstractCast(wide, x, false);
+    }
     return builder.call(
         SqlStdOperatorTable.CASE,
         builder.equals(weight, builder.literal(1)),
         x,
         builder.equals(weight, builder.literal(-1)),
         builder.call(SqlStdOperatorTable.UNARY_MINUS, x),
-        builder.call(SqlStdOperatorTable.MULTIPLY, x, weight));
+        builder.call(SqlStdOperatorTable.MULTIPLY, factor, weight));
   }
 
   /** {@code w} where every argument is non-null, else 0: the weight a COUNT sees. */

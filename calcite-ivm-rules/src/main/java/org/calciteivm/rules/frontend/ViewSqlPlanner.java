@@ -94,7 +94,7 @@ public final class ViewSqlPlanner {
       RelRoot root = planner.rel(validated);
       if (!root.collation.equals(RelCollations.EMPTY)) {
         throw UnsupportedViewException.notYet(
-            viewName, "ORDER BY (a materialized view is a bag; order rows when you query it)");
+            viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
       }
       return root.project(true);
     } catch (SqlParseException e) {
