@@ -202,8 +202,7 @@ public final class AggregateState {
   private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
     RexNode factor = x;
     SqlTypeName type = x.getType().getSqlTypeName();
-    if (type == SqlTypeName.BIGINT
-        || (type == SqlTypeName.DECIMAL && x.getType().getScale() == 0)) {
+    if (type == SqlTypeName.BIGINT) {
       RelDataType wide =
           builder
               .getTypeFactory()
