@@ -26,7 +26,6 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexSubQuery;
-import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlKind;
 import org.calciteivm.core.MergeStrategy;
@@ -112,15 +111,6 @@ public final class ViewAnalyzer {
   private void checkAggregate(Aggregate found) throws UnsupportedViewException {
     if (found.getGroupType() != Aggregate.Group.SIMPLE) {
       throw UnsupportedViewException.notYet(viewName, "GROUPING SETS, ROLLUP or CUBE");
-    }
-    // DuckDB reads a constant in GROUP BY as a column ordinal, so such a key cannot be written
-    if (found.getInput() instanceof Project project) {
-      for (int key : found.getGroupSet()) {
-        if (RexUtil.isConstant(project.getProjects().get(key))) {
-          throw UnsupportedViewException.notYet(
-              viewName, "a constant GROUP BY key", "leave the constant out of GROUP BY");
-        }
-      }
     }
     for (AggregateCall call : found.getAggCallList()) {
       String name = call.getAggregation().getName();
