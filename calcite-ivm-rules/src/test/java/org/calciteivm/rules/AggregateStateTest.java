@@ -59,7 +59,8 @@ class AggregateStateTest {
         .isEqualTo(
             """
             SELECT "status" AS "k1", SUM("_ivm_weight") AS "_ivm_count", \
-            SUM("_ivm_weight" * "amount") FILTER (WHERE "id" > 3) AS "a1_sum", \
+            SUM(CASE WHEN "_ivm_weight" = 1 THEN "amount" WHEN "_ivm_weight" = -1 THEN - "amount" \
+            ELSE "amount" * "_ivm_weight" END) FILTER (WHERE "id" > 3) AS "a1_sum", \
             SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) \
             FILTER (WHERE "id" > 3) AS "a1_count", \
             SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) AS "a2_count"

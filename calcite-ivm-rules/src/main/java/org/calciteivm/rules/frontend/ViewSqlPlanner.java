@@ -20,6 +20,7 @@ import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
+import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
@@ -65,6 +66,9 @@ public final class ViewSqlPlanner {
                     .withCaseSensitive(false)
                     .withParserFactory(SqlBabelParserImpl.FACTORY)
                     .withConformance(SqlConformanceEnum.LENIENT))
+            // no call rewrites: COALESCE must reach DuckDB as COALESCE, not as a CASE (which
+            // DuckDB 2.0 filters wrongly on an all-NULL column under LIKE)
+            .sqlValidatorConfig(SqlValidator.Config.DEFAULT.withCallRewrite(false))
             .operatorTable(
                 new FallbackOperatorTable(
                     SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
