@@ -124,11 +124,8 @@ final class RandomSql {
     for (Column column : targets.subList(0, 1 + random.nextInt(2))) {
       assignments.add(column.name() + " = " + newValue(column));
     }
-    return "UPDATE "
-        + table
-        + " SET "
-        + String.join(", ", assignments)
-        + (random.nextInt(7) == 0 ? "" : " WHERE " + predicate(2));
+    String where = random.nextInt(7) == 0 ? "" : " WHERE " + predicate(2);
+    return String.format("UPDATE %s SET %s%s", table, String.join(", ", assignments), where);
   }
 
   /** A view query: {@code SELECT *} or a list of columns and expressions, usually filtered. */
@@ -176,11 +173,9 @@ final class RandomSql {
       case 2 -> anyExpression(depth) + (random.nextBoolean() ? " IS NULL" : " IS NOT NULL");
       case 3 -> {
         Type type = pick(new Type[] {Type.INT, Type.TEXT, Type.DOUBLE, Type.DECIMAL, Type.DATE});
-        yield expression(type, Math.max(0, depth - 1))
-            + (random.nextBoolean() ? " BETWEEN " : " NOT BETWEEN ")
-            + literal(type)
-            + " AND "
-            + literal(type);
+        yield String.format(
+            "%s %sBETWEEN %s AND %s",
+            expression(type, Math.max(0, depth - 1)), not(), literal(type), literal(type));
       }
       case 4 -> {
         Type type = pick(new Type[] {Type.INT, Type.TEXT, Type.DATE});
@@ -188,15 +183,13 @@ final class RandomSql {
         for (int n = 1 + random.nextInt(3); n > 0; n--) {
           list.add(literal(type));
         }
-        yield expression(type, Math.max(0, depth - 1))
-            + (random.nextBoolean() ? " IN (" : " NOT IN (")
-            + String.join(", ", list)
-            + ")";
+        yield String.format(
+            "%s %sIN (%s)",
+            expression(type, Math.max(0, depth - 1)), not(), String.join(", ", list));
       }
       case 5 ->
-          expression(Type.TEXT, Math.max(0, depth - 1))
-              + (random.nextInt(3) == 0 ? " NOT LIKE " : " LIKE ")
-              + pick(PATTERNS);
+          String.format(
+              "%s %sLIKE %s", expression(Type.TEXT, Math.max(0, depth - 1)), not(), pick(PATTERNS));
       case 6 -> "(" + predicate(depth - 1) + " AND " + predicate(depth - 1) + ")";
       case 7 -> "(" + predicate(depth - 1) + " OR " + predicate(depth - 1) + ")";
       case 8 -> "NOT (" + predicate(depth - 1) + ")";
@@ -221,12 +214,9 @@ final class RandomSql {
       return "COALESCE(" + same.get() + ", " + literal(type) + ")";
     }
     if (random.nextInt(6) == 0) {
-      return "CASE WHEN "
-          + predicate(d)
-          + " THEN "
-          + same.get()
-          + (random.nextInt(4) == 0 ? "" : " ELSE " + same.get())
-          + " END";
+      return String.format(
+          "CASE WHEN %s THEN %s%s END",
+          predicate(d), same.get(), random.nextInt(4) == 0 ? "" : " ELSE " + same.get());
     }
     return switch (type) {
       case INT ->
@@ -239,25 +229,17 @@ final class RandomSql {
             case 5 -> "CHAR_LENGTH(" + expression(Type.TEXT, d) + ")";
             case 6 -> "NULLIF(" + same.get() + ", " + literal(type) + ")";
             case 7 ->
-                "CAST("
-                    + expression(pick(new Type[] {Type.DOUBLE, Type.DECIMAL}), d)
-                    + " AS INTEGER)";
+                String.format(
+                    "CAST(%s AS INTEGER)",
+                    expression(pick(new Type[] {Type.DOUBLE, Type.DECIMAL}), d));
             case 8 ->
-                "EXTRACT("
-                    + pick(new String[] {"YEAR", "MONTH", "DAY"})
-                    + " FROM "
-                    + expression(Type.DATE, d)
-                    + ")";
+                String.format(
+                    "EXTRACT(%s FROM %s)",
+                    pick(new String[] {"YEAR", "MONTH", "DAY"}), expression(Type.DATE, d));
             default ->
-                "CASE "
-                    + same.get()
-                    + " WHEN "
-                    + literal(type)
-                    + " THEN "
-                    + same.get()
-                    + " ELSE "
-                    + same.get()
-                    + " END";
+                String.format(
+                    "CASE %s WHEN %s THEN %s ELSE %s END",
+                    same.get(), literal(type), same.get(), same.get());
           };
       case TEXT ->
           switch (random.nextInt(9)) {
@@ -265,13 +247,9 @@ final class RandomSql {
             case 1 -> "LOWER(" + same.get() + ")";
             case 2 -> "TRIM(" + same.get() + ")";
             case 3 ->
-                "SUBSTRING("
-                    + same.get()
-                    + " FROM "
-                    + (1 + random.nextInt(3))
-                    + " FOR "
-                    + random.nextInt(4)
-                    + ")";
+                String.format(
+                    "SUBSTRING(%s FROM %d FOR %d)",
+                    same.get(), 1 + random.nextInt(3), random.nextInt(4));
             case 4, 5 -> "(" + same.get() + " || " + same.get() + ")";
             case 6 -> "NULLIF(" + same.get() + ", " + literal(type) + ")";
             default -> "CAST(" + anyExpression(d) + " AS VARCHAR)";
@@ -301,6 +279,10 @@ final class RandomSql {
       // Parenthesized so that no reading depends on how a parser ranks IS, LIKE and BETWEEN.
       case BOOL -> "(" + predicate(d) + ")";
     };
+  }
+
+  private String not() {
+    return random.nextInt(3) == 0 ? "NOT " : "";
   }
 
   private String anyExpression(int depth) {

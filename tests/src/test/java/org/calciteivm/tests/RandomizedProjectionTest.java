@@ -32,8 +32,8 @@ class RandomizedProjectionTest {
   @Test
   void viewsMatchTheirQueriesAfterEveryRefresh() throws Exception {
     long seed = Long.getLong("ivm.seed", new Random().nextLong());
-    int rounds = Integer.getInteger("ivm.rounds", 16);
-    int steps = Integer.getInteger("ivm.steps", 30);
+    int rounds = Integer.getInteger("ivm.rounds", 10);
+    int steps = Integer.getInteger("ivm.steps", 50);
     int only = Integer.getInteger("ivm.round", -1);
     System.out.println("RandomizedProjectionTest: -Divm.seed=" + seed);
     int refreshes = 0;

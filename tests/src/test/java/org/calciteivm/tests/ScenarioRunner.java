@@ -10,9 +10,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,7 +33,9 @@ import java.util.regex.Pattern;
  *   <li>{@code query <type letters> [rowsort]}, SQL, {@code ----}, then the expected rows, values
  *       separated by tabs, {@code NULL} for NULL and {@code (empty)} for the empty string;
  *   <li>{@code check <view>} compares the materialized view with its query;
- *   <li>{@code reopen} closes the connection and opens the same database file again.
+ *   <li>{@code connection <name>} runs what follows on the named connection to the same database,
+ *       opened on first use; the first connection is called {@code default};
+ *   <li>{@code reopen} closes every connection and opens {@code default} on the same file again.
  * </ul>
  *
  * <p>{@code __TEST_DIR__} in SQL is replaced by a temporary directory. The runner remembers the
@@ -68,14 +72,16 @@ final class ScenarioRunner implements AutoCloseable {
   private final Path directory;
   private final String url;
   private final Map<String, View> views = new HashMap<>();
+  private final Map<String, Connection> connections = new HashMap<>();
+  private final Set<String> inTransaction = new HashSet<>();
+  private String current = "default";
   private Connection connection;
-  private boolean inTransaction;
 
   private ScenarioRunner(String file, Path directory) throws SQLException {
     this.file = file;
     this.directory = directory;
     this.url = "jdbc:ivm:duckdb:" + directory.resolve("scenario.duckdb");
-    this.connection = DriverManager.getConnection(url);
+    use("default");
   }
 
   /** Runs the script at {@code script} on a new database in a temporary directory. */
@@ -109,6 +115,7 @@ final class ScenarioRunner implements AutoCloseable {
         case "statement" -> statement(words, line, body, where);
         case "query" -> query(words, body, where);
         case "check" -> check(viewNamed(words[1], where), where);
+        case "connection" -> use(words[1]);
         case "reopen" -> reopen();
         default -> throw new AssertionError(where + ": unknown directive: " + line);
       }
@@ -125,7 +132,7 @@ final class ScenarioRunner implements AutoCloseable {
     if (!mayFail && !mode.equals("ok")) {
       throw new AssertionError(where + ": unknown statement mode: " + line);
     }
-    List<String> before = mayFail && !inTransaction ? fingerprint() : null;
+    List<String> before = mayFail && !inTransaction.contains(current) ? fingerprint() : null;
     try {
       execute(sql);
     } catch (SQLException e) {
@@ -136,25 +143,17 @@ final class ScenarioRunner implements AutoCloseable {
       for (String part : expectedError.split("\\s+&&\\s+")) {
         if (mode.equals("error") && !message.contains(part.toLowerCase(Locale.ROOT))) {
           throw new AssertionError(
-              where
-                  + ": expected an error containing \""
-                  + part
-                  + "\" but got: "
-                  + e.getMessage()
-                  + "\n"
-                  + sql,
+              String.format(
+                  "%s: expected an error containing \"%s\" but got: %s%n%s",
+                  where, part, e.getMessage(), sql),
               e);
         }
       }
       if (before != null && !before.equals(fingerprint())) {
         throw new AssertionError(
-            where
-                + ": the failed statement changed the database\n"
-                + sql
-                + "\n  before: "
-                + before
-                + "\n  after:  "
-                + fingerprint());
+            String.format(
+                "%s: the failed statement changed the database%n%s%n  before: %s%n  after:  %s",
+                where, sql, before, fingerprint()));
       }
       return;
     }
@@ -173,9 +172,9 @@ final class ScenarioRunner implements AutoCloseable {
   /** Tracks transactions and view definitions, and checks each created or refreshed view. */
   private void afterSuccess(String sql, String where) throws SQLException {
     if (BEGIN.matcher(sql).matches()) {
-      inTransaction = true;
+      inTransaction.add(current);
     } else if (END.matcher(sql).matches()) {
-      inTransaction = false;
+      inTransaction.remove(current);
     }
     Matcher create = CREATE_VIEW.matcher(sql);
     Matcher refresh = REFRESH_VIEW.matcher(sql);
@@ -218,13 +217,9 @@ final class ScenarioRunner implements AutoCloseable {
     }
     if (!expected.equals(actual)) {
       throw new AssertionError(
-          where
-              + ": wrong result for\n"
-              + sql
-              + "\n  expected:\n    "
-              + String.join("\n    ", expected)
-              + "\n  actual:\n    "
-              + String.join("\n    ", actual));
+          String.format(
+              "%s: wrong result for%n%s%n  expected:%n    %s%n  actual:%n    %s",
+              where, sql, String.join("\n    ", expected), String.join("\n    ", actual)));
     }
   }
 
@@ -240,10 +235,20 @@ final class ScenarioRunner implements AutoCloseable {
     return view;
   }
 
+  private void use(String name) throws SQLException {
+    current = name;
+    connection = connections.get(name);
+    if (connection == null) {
+      connection = DriverManager.getConnection(url);
+      connections.put(name, connection);
+    }
+  }
+
   private void reopen() throws SQLException {
-    connection.close();
-    connection = DriverManager.getConnection(url);
-    inTransaction = false;
+    close();
+    connections.clear();
+    inTransaction.clear();
+    use("default");
   }
 
   /**
@@ -294,6 +299,8 @@ final class ScenarioRunner implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
-    connection.close();
+    for (Connection open : connections.values()) {
+      open.close();
+    }
   }
 }

@@ -40,7 +40,6 @@ import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.LogicalDelta;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
-import org.calciteivm.rules.sql.ConstantGroupKeys;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.calciteivm.rules.sql.SqlUnparser;
 
@@ -73,7 +72,7 @@ public final class ViewCompiler {
     this.planner = planner;
     this.viewName = viewName;
     this.query = query;
-    this.plan = ConstantGroupKeys.protect(planner.toRel(viewName, query));
+    this.plan = planner.toRel(viewName, query);
     this.analysis = ViewAnalyzer.analyze(viewName, plan);
   }
 

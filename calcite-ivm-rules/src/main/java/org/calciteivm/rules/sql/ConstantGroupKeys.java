@@ -2,10 +2,13 @@ package org.calciteivm.rules.sql;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 
@@ -19,42 +22,42 @@ import org.apache.calcite.rex.RexNode;
 public final class ConstantGroupKeys {
   private ConstantGroupKeys() {}
 
-  /** {@code plan} with every literal group key of every aggregate wrapped in a cast. */
+  /** {@code plan} with every constant group key of every aggregate wrapped in a cast. */
   public static RelNode protect(RelNode plan) {
     return plan.accept(
         new RelHomogeneousShuttle() {
           @Override
           public RelNode visit(RelNode other) {
             RelNode visited = super.visit(other);
-            if (visited instanceof Aggregate aggregate
-                && aggregate.getInput() instanceof Project project) {
-              return protect(aggregate, project);
-            }
-            return visited;
+            return visited instanceof Aggregate aggregate ? protect(aggregate) : visited;
           }
         });
   }
 
-  private static RelNode protect(Aggregate aggregate, Project project) {
-    List<RexNode> expressions = new ArrayList<>(project.getProjects());
+  /**
+   * Puts a projection under {@code aggregate} that casts each group key whose value is a constant
+   * (as the metadata of the input proves, however many projections down it was written).
+   */
+  private static RelNode protect(Aggregate aggregate) {
+    RelNode input = aggregate.getInput();
+    RexBuilder rexBuilder = aggregate.getCluster().getRexBuilder();
+    Map<RexNode, RexNode> constants =
+        aggregate.getCluster().getMetadataQuery().getPulledUpPredicates(input).constantMap;
+    List<RexNode> fields = new ArrayList<>(rexBuilder.identityProjects(input.getRowType()));
     boolean changed = false;
     for (int key : aggregate.getGroupSet()) {
-      RexNode expression = expressions.get(key);
-      if (expression instanceof RexLiteral) {
-        expressions.set(
-            key,
-            project
-                .getCluster()
-                .getRexBuilder()
-                .makeAbstractCast(expression.getType(), expression, false));
+      RexNode constant = constants.get(fields.get(key));
+      if (constant instanceof RexLiteral) {
+        fields.set(key, rexBuilder.makeAbstractCast(constant.getType(), constant, false));
         changed = true;
       }
     }
     if (!changed) {
       return aggregate;
     }
-    RelNode input =
-        project.copy(project.getTraitSet(), project.getInput(), expressions, project.getRowType());
-    return aggregate.copy(aggregate.getTraitSet(), List.of(input));
+    RelNode casted =
+        LogicalProject.create(
+            input, List.of(), fields, input.getRowType().getFieldNames(), Set.of());
+    return aggregate.copy(aggregate.getTraitSet(), List.of(casted));
   }
 }

@@ -11,15 +11,13 @@ import org.apache.calcite.sql.type.SqlTypeName;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Calcite's DuckDB dialect with three fixes for the SQL calcite-ivm sends to DuckDB.
+ * Calcite's DuckDB dialect with two fixes for the SQL calcite-ivm sends to DuckDB.
  *
  * <ul>
  *   <li>Character types are written without a character set: DuckDB rejects {@code VARCHAR
  *       CHARACTER SET "ISO-8859-1"}.
  *   <li>Timestamps are written without a precision: DuckDB reads {@code TIMESTAMP(0)} as seconds
  *       precision and silently truncates, while its {@code TIMESTAMP} keeps microseconds.
- *   <li>Constants are not written as GROUP BY keys: DuckDB reads {@code GROUP BY 42} as the 42nd
- *       column.
  * </ul>
  */
 public class IvmDuckDbDialect extends DuckDBSqlDialect {
@@ -29,11 +27,6 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
   /** Creates a dialect; use {@link #INSTANCE} unless the context must differ. */
   public IvmDuckDbDialect(Context context) {
     super(context);
-  }
-
-  @Override
-  public boolean supportsGroupByLiteral() {
-    return false;
   }
 
   @Override

@@ -18,9 +18,17 @@ public final class SqlUnparser {
     return new SqlUnparser(IvmDuckDbDialect.INSTANCE);
   }
 
-  /** The SQL of {@code rel} as one query. */
+  /**
+   * The SQL of {@code rel} as one query. Constant group keys are written as casts (see {@link
+   * ConstantGroupKeys}); Calcite's own remedy for dialects that cannot group by a literal would
+   * evaluate the constant with Calcite's semantics instead of DuckDB's.
+   */
   public String toSql(RelNode rel) {
     RelToSqlConverter converter = new RelToSqlConverter(dialect);
-    return converter.visitRoot(rel).asStatement().toSqlString(dialect).getSql();
+    return converter
+        .visitRoot(ConstantGroupKeys.protect(rel))
+        .asStatement()
+        .toSqlString(dialect)
+        .getSql();
   }
 }

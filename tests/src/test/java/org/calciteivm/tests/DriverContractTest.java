@@ -1,0 +1,171 @@
+package org.calciteivm.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The parts of the driver's contract that scenario scripts cannot express: registration, private
+ * in-memory databases, settings as connection properties, transactions and writes through the JDBC
+ * API (prepared, batched), update counts, and the shape of EXPLAIN output.
+ */
+class DriverContractTest {
+  private static final String URL = "jdbc:ivm:duckdb:";
+  private static final String VIEW_QUERY = "SELECT k, UPPER(v) AS big FROM t WHERE k > 0";
+
+  @Test
+  void driverIsRegisteredAsService() throws SQLException {
+    String name = "org.calciteivm.jdbc.IvmDriver";
+    assertThat(DriverManager.getDriver(URL).getClass().getName()).isEqualTo(name);
+    assertThat(ServiceLoader.load(Driver.class).stream().map(p -> p.type().getName()))
+        .contains(name);
+  }
+
+  @Test
+  void inMemoryDatabasesArePrivateToTheirConnection() throws SQLException {
+    try (Connection a = DriverManager.getConnection(URL);
+        Connection b = DriverManager.getConnection(URL)) {
+      execute(a, "CREATE TABLE t (k INTEGER)");
+      assertThatThrownBy(() -> execute(b, "SELECT * FROM t")).isInstanceOf(SQLException.class);
+    }
+  }
+
+  @Test
+  void settingsAreConnectionProperties() throws SQLException {
+    try (Connection connection = connect("ivm_skip_projection_delete", "false")) {
+      createTableAndView(connection);
+      execute(connection, "INSERT INTO t VALUES (3, 'c'), (3, 'c')");
+      refreshAndCheck(connection);
+    }
+    assertThatThrownBy(() -> connect("ivm_skip_projection_delete", "maybe").close())
+        .isInstanceOf(SQLException.class)
+        .message()
+        .containsIgnoringCase("invalid value");
+    assertThatThrownBy(() -> connect("ivm_foo", "1").close())
+        .isInstanceOf(SQLException.class)
+        .message()
+        .containsIgnoringCase("unknown setting");
+  }
+
+  @Test
+  void jdbcTransactionsAreCapturedWhenCommitted() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      createTableAndView(connection);
+      connection.setAutoCommit(false);
+      execute(connection, "INSERT INTO t VALUES (5, 'e')");
+      execute(connection, "UPDATE t SET v = 'z' WHERE k = 1");
+      connection.rollback();
+      execute(connection, "DELETE FROM t WHERE k = 2");
+      execute(connection, "INSERT INTO t VALUES (6, 'f')");
+      connection.commit();
+      connection.setAutoCommit(true);
+      refreshAndCheck(connection);
+      assertThat(ViewCheck.rows(connection, "SELECT * FROM v ORDER BY k"))
+          .containsExactly("1\tA", "6\tF");
+    }
+  }
+
+  @Test
+  void preparedAndBatchedWritesAreCaptured() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      createTableAndView(connection);
+      try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+        insert.setInt(1, 7);
+        insert.setString(2, "g");
+        assertThat(insert.executeUpdate()).isEqualTo(1);
+        for (int k = 8; k <= 10; k++) {
+          insert.setInt(1, k);
+          insert.setString(2, "batch");
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+      try (PreparedStatement update =
+          connection.prepareStatement("UPDATE t SET v = ? WHERE k = ?")) {
+        update.setString(1, "updated");
+        update.setInt(2, 8);
+        assertThat(update.executeUpdate()).isEqualTo(1);
+      }
+      try (PreparedStatement delete = connection.prepareStatement("DELETE FROM t WHERE k = ?")) {
+        delete.setInt(1, 9);
+        delete.execute();
+      }
+      try (Statement batch = connection.createStatement()) {
+        batch.addBatch("INSERT INTO t VALUES (11, 'k')");
+        batch.addBatch("DELETE FROM t WHERE k = 1");
+        batch.addBatch("UPDATE t SET k = -k WHERE k = 10");
+        batch.executeBatch();
+      }
+      refreshAndCheck(connection);
+      assertThat(ViewCheck.rows(connection, "SELECT * FROM v ORDER BY k"))
+          .containsExactly("2\tB", "7\tG", "8\tUPDATED", "11\tK");
+    }
+  }
+
+  @Test
+  void updateCountsAreDuckDbs() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL);
+        Statement statement = connection.createStatement()) {
+      createTableAndView(connection);
+      assertThat(statement.executeUpdate("INSERT INTO t VALUES (3, 'c'), (4, 'd'), (4, 'd')"))
+          .isEqualTo(3);
+      assertThat(statement.executeUpdate("UPDATE t SET v = 'x' WHERE k >= 2")).isEqualTo(4);
+      assertThat(statement.execute("DELETE FROM t WHERE k = 4")).isFalse();
+      assertThat(statement.getUpdateCount()).isEqualTo(2);
+      refreshAndCheck(connection);
+    }
+  }
+
+  @Test
+  void explainRefreshReturnsTextLines() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL);
+        Statement statement = connection.createStatement()) {
+      createTableAndView(connection);
+      execute(connection, "INSERT INTO t VALUES (3, 'c')");
+      List<String> lines = new ArrayList<>();
+      try (ResultSet result = statement.executeQuery("EXPLAIN REFRESH MATERIALIZED VIEW v")) {
+        while (result.next()) {
+          lines.add(result.getString(1));
+        }
+      }
+      assertThat(lines).isNotEmpty().doesNotContainNull();
+      refreshAndCheck(connection);
+    }
+  }
+
+  private static Connection connect(String property, String value) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty(property, value);
+    return DriverManager.getConnection(URL, properties);
+  }
+
+  /** Table t with rows (1, 'a') and (2, 'b') and view v over it. */
+  private static void createTableAndView(Connection connection) throws SQLException {
+    execute(connection, "CREATE TABLE t (k INTEGER, v VARCHAR)");
+    execute(connection, "INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+    execute(connection, "CREATE MATERIALIZED VIEW v AS " + VIEW_QUERY);
+  }
+
+  private static void refreshAndCheck(Connection connection) throws SQLException {
+    execute(connection, "REFRESH MATERIALIZED VIEW v");
+    ViewCheck.assertMatches(connection, "v", VIEW_QUERY, "after refresh");
+  }
+
+  private static void execute(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+}
