@@ -17,9 +17,10 @@ import org.calciteivm.tests.RandomSql.Type;
  * with many NULLs so that groups collide, empty out and hold only NULLs.
  *
  * <p>SUM and AVG over DOUBLE values depend on the order of additions, which a maintained view does
- * not share with a recompute: such output columns are marked approximate (see {@link AggCheck}).
- * They are kept out of HAVING and CASE conditions, where a difference in the last bit could flip a
- * comparison.
+ * not share with a recompute, and AVG over DECIMAL values may differ from DuckDB's in the last bit
+ * (a deviation the README documents): such output columns are marked approximate (see {@link
+ * AggCheck}). DOUBLE sums are kept out of HAVING and CASE conditions, where a difference in the
+ * last bit could flip a comparison.
  */
 final class AggSql {
   /**
@@ -29,6 +30,9 @@ final class AggSql {
 
   /** A select item or an aggregate call, and whether its value is approximate. */
   private record Item(String sql, boolean approximate) {}
+
+  /** An aggregate's numeric argument and the type it was generated as. */
+  private record Measure(String sql, Type type) {}
 
   private static final String[] INTS = {"0", "1", "2", "3", "(-1)", "(-2)"};
   private static final String[] TEXTS = {"'a'", "'b'", "'ab'", "''", "'xyz'"};
@@ -174,8 +178,8 @@ final class AggSql {
   private Item overAggregates() {
     return switch (random.nextInt(6)) {
       case 0 -> {
-        Item measure = numeric();
-        yield new Item("SUM(" + measure.sql() + ") / COUNT(*)", measure.approximate());
+        Measure measure = numeric();
+        yield new Item("SUM(" + measure.sql() + ") / COUNT(*)", measure.type() == Type.DOUBLE);
       }
       case 1 -> {
         String measure = numeric().sql();
@@ -185,8 +189,8 @@ final class AggSql {
           new Item("CASE WHEN SUM(" + exactNumeric() + ") > 0 THEN 'pos' ELSE 'neg' END", false);
       case 3 -> new Item("COUNT(*) * 2 + COUNT(" + anyArgument() + ")", false);
       case 4 -> {
-        Item measure = numeric();
-        yield new Item("COALESCE(SUM(" + measure.sql() + "), 0)", measure.approximate());
+        Measure measure = numeric();
+        yield new Item("COALESCE(SUM(" + measure.sql() + "), 0)", measure.type() == Type.DOUBLE);
       }
       default -> {
         String measure = exactNumeric();
@@ -211,18 +215,25 @@ final class AggSql {
     return condition;
   }
 
-  private Item sum(Item measure) {
-    return new Item("SUM(" + measure.sql() + ")", measure.approximate());
+  private Item sum(Measure measure) {
+    return new Item("SUM(" + measure.sql() + ")", measure.type() == Type.DOUBLE);
   }
 
-  private Item avg(Item measure) {
-    return new Item("AVG(" + measure.sql() + ")", measure.approximate());
+  /**
+   * AVG of DOUBLE values is approximate like SUM; so is AVG of DECIMAL values, by the README's
+   * documented deviation: the view divides the DOUBLE sum by the count, where DuckDB may divide the
+   * unscaled sum by count * 10^scale, which can differ in the last bit (see agg_avg.test).
+   */
+  private Item avg(Measure measure) {
+    return new Item(
+        "AVG(" + measure.sql() + ")",
+        measure.type() == Type.DOUBLE || measure.type() == Type.DECIMAL);
   }
 
-  /** A numeric column or expression; approximate when it is a DOUBLE. */
-  private Item numeric() {
+  /** A numeric column or expression of an INTEGER, DECIMAL or DOUBLE type. */
+  private Measure numeric() {
     Type type = pick(new Type[] {Type.INT, Type.INT, Type.DECIMAL, Type.DOUBLE});
-    return new Item(valueOf(type), type == Type.DOUBLE);
+    return new Measure(valueOf(type), type);
   }
 
   private String exactNumeric() {
