@@ -45,8 +45,8 @@ class RandomizedAggregateTest {
   @Test
   void aggregateViewsMatchTheirQueriesAfterEveryRefresh() throws Exception {
     long seed = Long.getLong("ivm.seed", new Random().nextLong());
-    int rounds = Integer.getInteger("ivm.rounds", 3);
-    int steps = Integer.getInteger("ivm.steps", 30);
+    int rounds = Integer.getInteger("ivm.rounds", 6);
+    int steps = Integer.getInteger("ivm.steps", 40);
     int only = Integer.getInteger("ivm.round", -1);
     System.out.println("RandomizedAggregateTest: -Divm.seed=" + seed);
     int[] combinations = new int[1 << SETTINGS.size()];
