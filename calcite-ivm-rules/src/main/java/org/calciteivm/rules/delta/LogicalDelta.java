@@ -5,7 +5,6 @@ import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
@@ -69,10 +68,5 @@ public final class LogicalDelta extends SingleRel {
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
     return new LogicalDelta(getCluster(), traitSet, sole(inputs));
-  }
-
-  @Override
-  public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw);
   }
 }
