@@ -2,6 +2,7 @@ package org.calciteivm.core;
 
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -26,14 +27,29 @@ public enum IvmSetting {
    * When every pending change of a view with MIN or MAX is an insert, fold the new values into the
    * stored ones with LEAST and GREATEST instead of recomputing the affected groups.
    */
-  MINMAX_INCREMENTAL("ivm_minmax_incremental", "true");
+  MINMAX_INCREMENTAL("ivm_minmax_incremental", "true"),
+
+  /**
+   * How the delta of a join view is expanded: {@code auto}, {@code inclusion_exclusion} or {@code
+   * telescoping} (see {@link JoinStrategy}).
+   */
+  JOIN_STRATEGY(
+      "ivm_join_strategy",
+      JoinStrategy.AUTO.sqlValue(),
+      Arrays.stream(JoinStrategy.values()).map(JoinStrategy::sqlValue).toList());
 
   private final String sqlName;
   private final String defaultValue;
+  private final List<String> allowedValues;
 
   IvmSetting(String sqlName, String defaultValue) {
+    this(sqlName, defaultValue, Booleans.VALUES);
+  }
+
+  IvmSetting(String sqlName, String defaultValue, List<String> allowedValues) {
     this.sqlName = sqlName;
     this.defaultValue = defaultValue;
+    this.allowedValues = allowedValues;
   }
 
   /** The name used in SQL and as a JDBC property, such as {@code ivm_skip_projection_delete}. */
@@ -76,15 +92,33 @@ public enum IvmSetting {
     if (v.length() >= 2 && v.startsWith("'") && v.endsWith("'")) {
       v = v.substring(1, v.length() - 1);
     }
-    switch (v) {
-      case "true", "on", "1":
-        return "true";
-      case "false", "off", "0":
-        return "false";
-      default:
-        throw new SQLException(
-            "invalid value \"" + value + "\" for setting " + sqlName + ": expected true or false",
-            "22023");
+    if (allowedValues == Booleans.VALUES) {
+      switch (v) {
+        case "on", "1":
+          v = "true";
+          break;
+        case "off", "0":
+          v = "false";
+          break;
+        default:
+          break;
+      }
     }
+    if (!allowedValues.contains(v)) {
+      throw new SQLException(
+          "invalid value \""
+              + value
+              + "\" for setting "
+              + sqlName
+              + ": expected "
+              + String.join(" or ", allowedValues),
+          "22023");
+    }
+    return v;
+  }
+
+  /** The values of a boolean setting (a holder: an enum's constructor cannot read its statics). */
+  private static final class Booleans {
+    static final List<String> VALUES = List.of("true", "false");
   }
 }

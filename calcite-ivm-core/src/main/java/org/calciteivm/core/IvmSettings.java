@@ -56,6 +56,11 @@ public final class IvmSettings {
     return Boolean.parseBoolean(values.get(setting));
   }
 
+  /** The value of {@link IvmSetting#JOIN_STRATEGY}. */
+  public JoinStrategy joinStrategy() {
+    return JoinStrategy.ofSqlValue(values.get(IvmSetting.JOIN_STRATEGY));
+  }
+
   /** The value of {@code setting} as text. */
   public String get(IvmSetting setting) {
     return values.get(setting);

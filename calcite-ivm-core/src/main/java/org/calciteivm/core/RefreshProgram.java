@@ -2,29 +2,33 @@ package org.calciteivm.core;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import java.util.List;
 
 /**
  * What a refresh of one view runs, compiled once per view and reused until the view is dropped.
  *
  * <p>A refresh first materializes the consolidated pending change of every base table ({@link
- * Input#materializeSql()}, with the view's watermark and the sealed epoch as parameters), then runs
- * the statements of the merge strategy it {@linkplain #choose chooses} for that refresh.
+ * Input#materializeSql()}, with the view's watermark and the sealed epoch as parameters), then
+ * {@linkplain #choose chooses} how to apply it from which tables changed and how, and runs the
+ * statements of that choice. Those depend on the set of changed tables (a join term with an empty
+ * delta is left out), so they are compiled on first use for each set and kept ({@link Deltas}).
  *
  * @param viewName the view's name
  * @param strategy the merge strategy the view's shape needs
- * @param deltaPlan the delta plan, as Calcite explains it, for EXPLAIN
  * @param hiddenColumns the columns of the stored view that users do not see
  * @param inputs one entry per base table
- * @param statements for each strategy this view can use, the statements that apply its delta
+ * @param scannedTableIds the table id of each scan of the view, in join order (a self-join reads
+ *     one table twice)
+ * @param deltas the delta programs, per set of changed tables and join strategy
  */
 public record RefreshProgram(
     String viewName,
     MergeStrategy strategy,
-    String deltaPlan,
     ImmutableList<String> hiddenColumns,
     ImmutableList<Input> inputs,
-    ImmutableMap<MergeStrategy, ImmutableList<String>> statements) {
+    ImmutableList<Integer> scannedTableIds,
+    Deltas deltas) {
 
   /**
    * A base table of the view.
@@ -36,47 +40,115 @@ public record RefreshProgram(
    */
   public record Input(int tableId, String pendingTable, String materializeSql) {}
 
-  /** What is known about the pending change when a refresh starts. */
-  public record PendingChange(long rows, boolean insertOnly) {}
+  /**
+   * What is known about the pending change when a refresh starts.
+   *
+   * @param changedTableIds the base tables whose consolidated pending change is not empty
+   * @param insertOnlyTableIds those of them whose change rows all have a positive weight
+   */
+  public record PendingChange(
+      ImmutableSet<Integer> changedTableIds, ImmutableSet<Integer> insertOnlyTableIds) {
+
+    /** Whether every pending change row has a positive weight. */
+    public boolean insertOnly() {
+      return insertOnlyTableIds.containsAll(changedTableIds);
+    }
+  }
+
+  /** The delta programs of a view, compiled on first use for each set of changed tables. */
+  public interface Deltas {
+    /**
+     * The program that applies {@code pending}, joins expanded by {@code joins} ({@code
+     * INCLUSION_EXCLUSION} or {@code TELESCOPING}).
+     */
+    Delta compile(PendingChange pending, JoinStrategy joins);
+  }
 
   /**
-   * Chooses the merge strategy of one refresh. This is the only place the choice is made. The
-   * append-only fast paths need every pending change to be an insert and their setting to be on: a
-   * filter, projection or aggregate cannot turn an insert into a delete, so the view's change is
-   * insert-only too.
+   * The compiled delta of a view for one set of changed tables.
+   *
+   * @param joins the join expansion used
+   * @param terms the terms of the join expansion, one line each, for EXPLAIN (empty without join)
+   * @param pruned the terms left out because declared keys prove them empty, for EXPLAIN
+   * @param deltaPlan the delta plan, as Calcite explains it, for EXPLAIN
+   * @param negativeWeightsPossible whether the view delta may have rows of negative weight even
+   *     when every change is an insert (then the append path consolidates it first)
+   * @param statements for each merge strategy this view can use, the statements that apply it
    */
-  public MergeStrategy choose(PendingChange pending, IvmSettings settings) {
+  public record Delta(
+      JoinStrategy joins,
+      ImmutableList<String> terms,
+      ImmutableList<String> pruned,
+      String deltaPlan,
+      boolean negativeWeightsPossible,
+      ImmutableMap<MergeStrategy, ImmutableList<String>> statements) {
+
+    /** The statements that apply the view delta under {@code chosen}. */
+    public List<String> statementsFor(MergeStrategy chosen) {
+      ImmutableList<String> list = statements.get(chosen);
+      if (list == null) {
+        throw new IllegalStateException("no program for " + chosen);
+      }
+      return list;
+    }
+  }
+
+  /** How one refresh applies its change: the delta program and the merge strategy. */
+  public record Choice(Delta delta, MergeStrategy merge) {}
+
+  /**
+   * Chooses how to apply one refresh's change. This is the only place the choice is made.
+   *
+   * <p>The join expansion is the setting's, or for {@code auto}: inclusion-exclusion when at most
+   * one scan of the view has changed (both expansions are then the same single term), telescoping
+   * otherwise ({@code k} terms instead of {@code 2^k - 1}, each reading at most as much as the
+   * matching inclusion-exclusion term plus the small deltas of its previous states).
+   *
+   * <p>The append-only fast paths need every pending change to be an insert and their setting to be
+   * on. A view of filters, projections and inner joins is monotone, so an insert-only change can
+   * only add rows to it, and an aggregate state only grows; MIN and MAX then move only towards the
+   * new values.
+   */
+  public Choice choose(PendingChange pending, IvmSettings settings) {
+    Delta delta = deltas.compile(pending, joinStrategy(pending, settings));
     boolean insertOnly = pending.insertOnly();
+    MergeStrategy merge;
     switch (strategy) {
       case BAG_COUNTED:
-        return insertOnly && settings.isEnabled(IvmSetting.SKIP_PROJECTION_DELETE)
-            ? MergeStrategy.BAG_APPEND
-            : MergeStrategy.BAG_COUNTED;
+        merge =
+            insertOnly && settings.isEnabled(IvmSetting.SKIP_PROJECTION_DELETE)
+                ? MergeStrategy.BAG_APPEND
+                : MergeStrategy.BAG_COUNTED;
+        break;
       case GROUP_RECOMPUTE:
-        if (!insertOnly || !settings.isEnabled(IvmSetting.MINMAX_INCREMENTAL)) {
-          return MergeStrategy.GROUP_RECOMPUTE;
-        }
-        // MIN and MAX only grow towards new values: fold them like the invertible aggregates
-        return groupMerge(insertOnly, settings);
+        merge =
+            insertOnly && settings.isEnabled(IvmSetting.MINMAX_INCREMENTAL)
+                ? groupMerge(true, settings)
+                : MergeStrategy.GROUP_RECOMPUTE;
+        break;
       case GROUP_MERGE:
-        return groupMerge(insertOnly, settings);
+        merge = groupMerge(insertOnly, settings);
+        break;
       default:
         throw new IllegalStateException("a view's own strategy cannot be " + strategy);
     }
+    return new Choice(delta, merge);
+  }
+
+  /** The join expansion for {@code pending}: the setting, with {@code auto} resolved. */
+  public JoinStrategy joinStrategy(PendingChange pending, IvmSettings settings) {
+    JoinStrategy requested = settings.joinStrategy();
+    if (requested != JoinStrategy.AUTO) {
+      return requested;
+    }
+    long changedScans =
+        scannedTableIds.stream().filter(pending.changedTableIds()::contains).count();
+    return changedScans > 1 ? JoinStrategy.TELESCOPING : JoinStrategy.INCLUSION_EXCLUSION;
   }
 
   private static MergeStrategy groupMerge(boolean insertOnly, IvmSettings settings) {
     return insertOnly && settings.isEnabled(IvmSetting.SKIP_AGGREGATE_DELETE)
         ? MergeStrategy.GROUP_APPEND
         : MergeStrategy.GROUP_MERGE;
-  }
-
-  /** The statements that apply the view delta under {@code chosen}. */
-  public List<String> statementsFor(MergeStrategy chosen) {
-    ImmutableList<String> list = statements.get(chosen);
-    if (list == null) {
-      throw new IllegalStateException("view " + viewName + " has no program for " + chosen);
-    }
-    return list;
   }
 }

@@ -1,8 +1,15 @@
 package org.calciteivm.rules;
 
+import com.google.common.collect.ImmutableList;
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.plan.hep.HepMatchOrder;
+import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.calciteivm.core.JoinStrategy;
 
 /**
  * Named Hep programs, one per stage of the pipeline. Hep rather than Volcano: the rewrites are
@@ -12,13 +19,67 @@ public final class IvmPrograms {
   private IvmPrograms() {}
 
   /**
-   * Derives the delta plan: given {@code LogicalDelta(view)}, pushes the delta marker down to the
-   * scans and replaces it there by the delta relations of the base tables.
+   * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
+   * move into its inputs, so that the join's condition states the keys it joins on (which the join
+   * expansions read, see {@code ForeignKeyPruning}) and each term reads only the rows it needs.
    */
-  public static HepProgram delta() {
+  public static HepProgram normalize() {
     return new HepProgramBuilder()
         .addMatchOrder(HepMatchOrder.TOP_DOWN)
-        .addRuleCollection(IvmRules.DELTA_RULES)
+        .addRuleCollection(
+            ImmutableList.of(
+                withoutSimplification(CoreRules.FILTER_INTO_JOIN),
+                withoutSimplification(CoreRules.JOIN_CONDITION_PUSH)))
         .build();
+  }
+
+  /** {@code rule} with a builder that keeps expressions as written (see {@link IvmRelBuilders}). */
+  private static RelOptRule withoutSimplification(RelRule<?> rule) {
+    return rule.config.withRelBuilderFactory(IvmRelBuilders.FACTORY).toRule();
+  }
+
+  /** Applies {@link #normalize()} to {@code view}. */
+  public static RelNode normalize(RelNode view) {
+    HepPlanner planner = new HepPlanner(normalize());
+    planner.setRoot(view);
+    return planner.findBestExp();
+  }
+
+  /**
+   * Derives the delta plan: given {@code LogicalDelta(view)}, pushes the delta marker down to the
+   * scans and replaces it there by the delta relations of the base tables, expanding joins by
+   * inclusion-exclusion.
+   */
+  public static HepProgram deltaByInclusionExclusion() {
+    return delta(JoinStrategy.INCLUSION_EXCLUSION);
+  }
+
+  /** As {@link #deltaByInclusionExclusion()}, expanding joins by telescoping. */
+  public static HepProgram deltaByTelescoping() {
+    return delta(JoinStrategy.TELESCOPING);
+  }
+
+  /** The delta program whose join expansion is {@code strategy} (not {@code AUTO}). */
+  public static HepProgram delta(JoinStrategy strategy) {
+    return new HepProgramBuilder()
+        .addMatchOrder(HepMatchOrder.TOP_DOWN)
+        .addRuleCollection(
+            ImmutableList.<RelOptRule>builder()
+                .addAll(IvmRules.DELTA_RULES)
+                .add(joinRule(strategy))
+                .build())
+        .build();
+  }
+
+  private static RelOptRule joinRule(JoinStrategy strategy) {
+    switch (strategy) {
+      case INCLUSION_EXCLUSION:
+        return IvmRules.DELTA_JOIN_INCLUSION_EXCLUSION;
+      case TELESCOPING:
+        return IvmRules.DELTA_JOIN_TELESCOPING;
+      default:
+        throw new IllegalArgumentException(
+            "choose a join strategy before deriving: " + strategy + " is resolved per refresh");
+    }
   }
 }

@@ -4,6 +4,8 @@ import com.google.common.collect.ImmutableList;
 import org.apache.calcite.plan.RelOptRule;
 import org.calciteivm.rules.delta.DeltaAggregateTransposeRule;
 import org.calciteivm.rules.delta.DeltaFilterTransposeRule;
+import org.calciteivm.rules.delta.DeltaJoinInclusionExclusionRule;
+import org.calciteivm.rules.delta.DeltaJoinTelescopingRule;
 import org.calciteivm.rules.delta.DeltaProjectTransposeRule;
 import org.calciteivm.rules.delta.DeltaTableScanRule;
 
@@ -36,7 +38,21 @@ public final class IvmRules {
   public static final DeltaAggregateTransposeRule DELTA_AGGREGATE_TRANSPOSE =
       DeltaAggregateTransposeRule.Config.DEFAULT.toRule();
 
-  /** The rules that derive a delta plan, in no particular order. */
+  /**
+   * {@code Δ(R ⋈ S) = ΔR ⋈ S' + R' ⋈ ΔS - ΔR ⋈ ΔS} (inclusion-exclusion over the current states
+   * {@code R'}, {@code S'}).
+   */
+  public static final DeltaJoinInclusionExclusionRule DELTA_JOIN_INCLUSION_EXCLUSION =
+      DeltaJoinInclusionExclusionRule.Config.DEFAULT.toRule();
+
+  /**
+   * {@code Δ(R ⋈ S) = ΔR ⋈ S + R' ⋈ ΔS} (telescoping: the previous state {@code S = S' - ΔS} right
+   * of the delta, the current state {@code R'} left of it).
+   */
+  public static final DeltaJoinTelescopingRule DELTA_JOIN_TELESCOPING =
+      DeltaJoinTelescopingRule.Config.DEFAULT.toRule();
+
+  /** The rules that derive a delta plan except the join expansion, in no particular order. */
   public static final ImmutableList<RelOptRule> DELTA_RULES =
       ImmutableList.of(
           DELTA_FILTER_TRANSPOSE,

@@ -14,6 +14,7 @@ import org.apache.calcite.rel.core.Correlate;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Intersect;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Minus;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
@@ -41,6 +42,9 @@ public final class ViewAnalyzer {
   private final Set<List<String>> baseTables = new LinkedHashSet<>();
   private @Nullable Aggregate aggregate;
 
+  /** How many joins are above the operator being visited. */
+  private int joins;
+
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
@@ -52,7 +56,7 @@ public final class ViewAnalyzer {
    * @param strategy the merge strategy the view's shape needs
    * @param aggregate the view's aggregate, or null for a view without one; above it there are only
    *     projections and filters (evaluated when the view is read), below it only projections,
-   *     filters and a scan
+   *     filters, inner joins and scans
    */
   public record Analysis(
       ImmutableList<List<String>> baseTables,
@@ -89,12 +93,18 @@ public final class ViewAnalyzer {
   private void visit(RelNode rel) throws UnsupportedViewException {
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
+    } else if (rel instanceof Join join && join.getJoinType() == JoinRelType.INNER) {
+      checkExpression(join.getCondition());
+      joins++;
     } else if (rel instanceof Filter filter) {
       checkExpression(filter.getCondition());
     } else if (rel instanceof Project project) {
       for (RexNode e : project.getProjects()) {
         checkExpression(e);
       }
+    } else if (rel instanceof Aggregate && joins > 0) {
+      throw UnsupportedViewException.notYet(
+          viewName, "an aggregate or DISTINCT below a join", "aggregate after joining instead");
     } else if (rel instanceof Aggregate found && aggregate == null) {
       checkAggregate(found);
       aggregate = found;
@@ -105,6 +115,9 @@ public final class ViewAnalyzer {
     }
     for (RelNode input : rel.getInputs()) {
       visit(input);
+    }
+    if (rel instanceof Join) {
+      joins--;
     }
   }
 

@@ -1,13 +1,19 @@
 package org.calciteivm.jdbc.catalog;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.rel.RelReferentialConstraint;
+import org.apache.calcite.rel.RelReferentialConstraintImpl;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.Statistic;
+import org.apache.calcite.schema.Statistics;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.delta.ChangingTable;
 import org.calciteivm.rules.delta.LogicalDelta;
@@ -38,10 +44,11 @@ public final class CalciteSchemas {
               .filter(t -> t.relation().qualifiedName().equals(relation.qualifiedName()))
               .findFirst()
               .orElse(null);
+      Statistic statistic = Statistics.of(referentialConstraints(catalog, relation));
       if (table == null) {
-        schema.add(relation.name(), new DuckDbTable(relation));
+        schema.add(relation.name(), new DuckDbTable(relation, statistic));
       } else {
-        schema.add(relation.name(), new DuckDbChangingTable(relation, table));
+        schema.add(relation.name(), new DuckDbChangingTable(relation, statistic, table));
         temp.add(IvmNames.pendingTable(table.id()), new ZSetTable(relation, false));
         internal.add(
             IvmNames.deltaTable(table.id(), relation.name()), new ZSetTable(relation, true));
@@ -51,6 +58,38 @@ public final class CalciteSchemas {
       root.add("main", new AbstractSchema());
     }
     return root;
+  }
+
+  /**
+   * {@code relation}'s foreign keys as Calcite states them: source and target columns by position.
+   * The delta rules rely on them (a declared key lets them leave out join terms that must be
+   * empty), so only constraints that DuckDB enforces are listed.
+   */
+  private static List<RelReferentialConstraint> referentialConstraints(
+      DuckDbCatalog catalog, Relation relation) {
+    List<RelReferentialConstraint> constraints = new ArrayList<>();
+    for (Relation.ForeignKey key : relation.foreignKeys()) {
+      Relation target = catalog.find(relation.schema(), key.referencedTable()).orElse(null);
+      if (target == null) {
+        continue;
+      }
+      List<IntPair> pairs = new ArrayList<>();
+      for (int i = 0; i < key.columns().size(); i++) {
+        int source = relation.columnIndex(key.columns().get(i));
+        int referenced = target.columnIndex(key.referencedColumns().get(i));
+        if (source >= 0 && referenced >= 0) {
+          pairs.add(IntPair.of(source, referenced));
+        }
+      }
+      if (pairs.size() == key.columns().size()) {
+        constraints.add(
+            RelReferentialConstraintImpl.of(
+                List.of(relation.schema(), relation.name()),
+                List.of(target.schema(), target.name()),
+                pairs));
+      }
+    }
+    return constraints;
   }
 
   /** The row type of {@code relation}'s columns. */
@@ -66,9 +105,16 @@ public final class CalciteSchemas {
   /** A DuckDB table or view as Calcite sees it: a row type, nothing to execute. */
   static class DuckDbTable extends AbstractTable {
     final Relation relation;
+    private final Statistic statistic;
 
-    DuckDbTable(Relation relation) {
+    DuckDbTable(Relation relation, Statistic statistic) {
       this.relation = relation;
+      this.statistic = statistic;
+    }
+
+    @Override
+    public Statistic getStatistic() {
+      return statistic;
     }
 
     @Override
@@ -81,8 +127,8 @@ public final class CalciteSchemas {
   static final class DuckDbChangingTable extends DuckDbTable implements ChangingTable {
     private final TrackedTable table;
 
-    DuckDbChangingTable(Relation relation, TrackedTable table) {
-      super(relation);
+    DuckDbChangingTable(Relation relation, Statistic statistic, TrackedTable table) {
+      super(relation, statistic);
       this.table = table;
     }
 
@@ -100,7 +146,7 @@ public final class CalciteSchemas {
     private final boolean withEpoch;
 
     ZSetTable(Relation relation, boolean withEpoch) {
-      super(relation);
+      super(relation, Statistics.UNKNOWN);
       this.withEpoch = withEpoch;
     }
 

@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,13 +49,49 @@ public final class DuckDbCatalog {
         }
       }
     }
+    Map<List<String>, List<Relation.ForeignKey>> foreignKeys = readForeignKeys(connection);
     List<Relation> relations = new ArrayList<>();
     columns.forEach(
         (key, cols) ->
             relations.add(
                 new Relation(
-                    key.get(0), key.get(1), isTable.get(key), ImmutableList.copyOf(cols))));
+                    key.get(0),
+                    key.get(1),
+                    isTable.get(key),
+                    ImmutableList.copyOf(cols),
+                    ImmutableList.copyOf(foreignKeys.getOrDefault(key, List.of())))));
     return new DuckDbCatalog(relations);
+  }
+
+  private static Map<List<String>, List<Relation.ForeignKey>> readForeignKeys(Connection connection)
+      throws SQLException {
+    Map<List<String>, List<Relation.ForeignKey>> foreignKeys = new LinkedHashMap<>();
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "SELECT schema_name, table_name, constraint_column_names, referenced_table,"
+                + " referenced_column_names FROM duckdb_constraints()"
+                + " WHERE database_name = current_database() AND schema_name <> ?"
+                + " AND constraint_type = 'FOREIGN KEY' ORDER BY constraint_index"); ) {
+      statement.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          foreignKeys
+              .computeIfAbsent(List.of(rs.getString(1), rs.getString(2)), k -> new ArrayList<>())
+              .add(
+                  new Relation.ForeignKey(
+                      names(rs.getArray(3)), rs.getString(4), names(rs.getArray(5))));
+        }
+      }
+    }
+    return foreignKeys;
+  }
+
+  private static ImmutableList<String> names(Array array) throws SQLException {
+    ImmutableList.Builder<String> names = ImmutableList.builder();
+    for (Object name : (Object[]) array.getArray()) {
+      names.add(String.valueOf(name));
+    }
+    return names.build();
   }
 
   /** The column names of any table, internal ones included, in order. */

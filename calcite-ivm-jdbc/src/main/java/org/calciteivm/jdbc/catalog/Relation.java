@@ -10,8 +10,34 @@ import org.calciteivm.core.IvmNames;
  * @param name its name, as DuckDB stores it
  * @param isTable whether it is a base table (not a view)
  * @param columns its columns in order
+ * @param foreignKeys the FOREIGN KEY constraints declared on it
  */
-public record Relation(String schema, String name, boolean isTable, ImmutableList<Column> columns) {
+public record Relation(
+    String schema,
+    String name,
+    boolean isTable,
+    ImmutableList<Column> columns,
+    ImmutableList<ForeignKey> foreignKeys) {
+
+  /**
+   * A declared {@code FOREIGN KEY (columns) REFERENCES referencedTable (referencedColumns)}; DuckDB
+   * enforces it and requires the referenced columns to be a primary or unique key of a table in the
+   * same schema.
+   */
+  public record ForeignKey(
+      ImmutableList<String> columns,
+      String referencedTable,
+      ImmutableList<String> referencedColumns) {}
+
+  /** The position of the column called {@code column} (as DuckDB stores it), or -1. */
+  public int columnIndex(String column) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    return -1;
+  }
 
   /** The quoted, schema-qualified name. */
   public String qualifiedName() {

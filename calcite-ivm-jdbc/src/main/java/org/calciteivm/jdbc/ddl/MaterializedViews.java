@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.ddl;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +15,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmSetting;
+import org.calciteivm.core.IvmSettings;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.core.UnsupportedViewException;
@@ -177,34 +181,68 @@ public final class MaterializedViews {
       throws SQLException {
     ViewEntry view = view(connection, name);
     RefreshProgram program = program(connection, view);
+    IvmSettings settings = connection.settings();
+    ImmutableSet<Integer> pending =
+        RefreshExecutor.pendingInputs(connection.duckDb(), connection.database().catalog(), view);
+    ImmutableSet<Integer> changed =
+        pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
     List<String> lines = new ArrayList<>();
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
+    RefreshProgram.Choice whenInserts =
+        program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
+    RefreshProgram.Choice otherwise =
+        program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
     lines.add(
         "a refresh chooses among: "
-            + program.statements().keySet().stream()
+            + whenInserts.delta().statements().keySet().stream()
                 .map(MergeStrategy::name)
-                .collect(java.util.stream.Collectors.joining(", "))
+                .collect(Collectors.joining(", "))
             + "; with the current settings and an insert-only change: "
-            + program.choose(new RefreshProgram.PendingChange(1, true), connection.settings())
+            + whenInserts.merge()
             + ", otherwise: "
-            + program.choose(new RefreshProgram.PendingChange(1, false), connection.settings()));
+            + otherwise.merge());
     lines.add(
         "hidden columns: "
             + (program.hiddenColumns().isEmpty()
                 ? "none"
                 : String.join(", ", program.hiddenColumns())));
+    RefreshProgram.Delta delta = otherwise.delta();
+    lines.add(
+        (pending.isEmpty() ? "no pending change; shown for a change to " : "pending change to ")
+            + changed.stream()
+                .map(id -> tableName(connection, id))
+                .collect(Collectors.joining(", ")));
+    if (!delta.terms().isEmpty()) {
+      lines.add(
+          "join expansion: "
+              + delta.joins()
+              + " (ivm_join_strategy = "
+              + settings.get(IvmSetting.JOIN_STRATEGY)
+              + "); terms (Δt change, t current state, t⁻ previous state):");
+      delta.terms().forEach(t -> lines.add("  " + t));
+      whenInserts
+          .delta()
+          .pruned()
+          .forEach(p -> lines.add("  when every change is an insert: " + p));
+      if (delta.negativeWeightsPossible()) {
+        lines.add(
+            "  an insert-only change can give rows of negative weight here: the append path"
+                + " consolidates them first");
+      }
+    }
     lines.add("delta plan:");
-    program.deltaPlan().lines().forEach(l -> lines.add("  " + l));
+    delta.deltaPlan().lines().forEach(l -> lines.add("  " + l));
     lines.add("refresh statements, in one transaction:");
     for (RefreshProgram.Input input : program.inputs()) {
-      lines.add("  seal and consolidate the pending change of " + tableName(connection, input));
+      lines.add(
+          "  seal and consolidate the pending change of " + tableName(connection, input.tableId()));
       input.materializeSql().lines().forEach(l -> lines.add("    " + l));
     }
-    for (MergeStrategy strategy : program.statements().keySet()) {
+    for (MergeStrategy strategy : delta.statements().keySet()) {
       lines.add("  merge when " + strategy + ":");
-      for (String sql : program.statementsFor(strategy)) {
+      for (String sql : delta.statementsFor(strategy)) {
         sql.lines().forEach(l -> lines.add("    " + l));
       }
     }
@@ -229,8 +267,8 @@ public final class MaterializedViews {
     }
   }
 
-  private static String tableName(IvmConnection connection, RefreshProgram.Input input) {
-    return connection.database().catalog().trackedTable(input.tableId()).relation().displayName();
+  private static String tableName(IvmConnection connection, int tableId) {
+    return connection.database().catalog().trackedTable(tableId).relation().displayName();
   }
 
   private static RefreshProgram program(IvmConnection connection, ViewEntry view)

@@ -69,6 +69,18 @@ public final class BagMerge {
     return ImmutableList.of(fanOut(dataTable, columns, "(" + deltaSql + ") AS v", ""));
   }
 
+  /**
+   * {@code BAG_APPEND} for a view delta that may hold rows of negative weight although every change
+   * is an insert (a join with several changed scans): consolidated into {@code viewDeltaTable}, it
+   * has only positive weights (the view only gains rows), which are appended without a delete.
+   */
+  public static ImmutableList<String> appendConsolidated(
+      String dataTable, int columns, String viewDeltaTable, String consolidatedSql) {
+    return ImmutableList.of(
+        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
+        fanOut(dataTable, columns, viewDeltaTable + " AS v", ""));
+  }
+
   private static String fanOut(String dataTable, int columns, String source, String where) {
     String tuple =
         IntStream.range(0, columns)

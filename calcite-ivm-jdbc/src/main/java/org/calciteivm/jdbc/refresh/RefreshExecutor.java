@@ -1,5 +1,6 @@
 package org.calciteivm.jdbc.refresh;
 
+import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.IvmSettings;
-import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.IvmConnection;
@@ -15,6 +15,7 @@ import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Runs one refresh of a view from its compiled {@link RefreshProgram}, in one transaction: seal the
@@ -24,8 +25,13 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
 public final class RefreshExecutor {
   private RefreshExecutor() {}
 
-  /** What a refresh did. */
-  public record Outcome(long pendingRows, MergeStrategy strategy) {}
+  /**
+   * What a refresh did.
+   *
+   * @param pendingRows the consolidated change rows it applied, over all base tables
+   * @param choice how it applied them, or null if there was nothing to apply
+   */
+  public record Outcome(long pendingRows, RefreshProgram.@Nullable Choice choice) {}
 
   /**
    * Refreshes {@code view}. A view with no pending change returns at once, without a transaction,
@@ -35,7 +41,7 @@ public final class RefreshExecutor {
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
     Connection duckDb = connection.duckDb();
-    if (!hasPendingChange(duckDb, catalog, view)) {
+    if (pendingInputs(duckDb, catalog, view).isEmpty()) {
       return new Outcome(0, null);
     }
     return connection
@@ -80,7 +86,8 @@ public final class RefreshExecutor {
     return connection.atomically(
         () -> {
           long rows = 0;
-          boolean insertOnly = true;
+          ImmutableSet.Builder<Integer> changed = ImmutableSet.builder();
+          ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
           try (Statement statement = duckDb.createStatement()) {
             for (RefreshProgram.Input input : program.inputs()) {
               TrackedTable table = catalog.trackedTable(input.tableId());
@@ -93,16 +100,22 @@ public final class RefreshExecutor {
                 materialize.execute();
                 long inputRows = materialize.getLargeUpdateCount();
                 rows += inputRows;
-                if (inputRows > 0 && insertOnly) {
-                  insertOnly = minimumWeight(statement, input.pendingTable()) > 0;
+                if (inputRows > 0) {
+                  changed.add(input.tableId());
+                  if (minimumWeight(statement, input.pendingTable()) > 0) {
+                    insertOnly.add(input.tableId());
+                  }
                 }
               }
               IvmCatalog.advance(duckDb, view.id(), table.id(), sealed);
             }
-            MergeStrategy chosen = null;
+            RefreshProgram.Choice choice = null;
             if (rows > 0) {
-              chosen = program.choose(new RefreshProgram.PendingChange(rows, insertOnly), settings);
-              for (String sql : program.statementsFor(chosen)) {
+              choice =
+                  program.choose(
+                      new RefreshProgram.PendingChange(changed.build(), insertOnly.build()),
+                      settings);
+              for (String sql : choice.delta().statementsFor(choice.merge())) {
                 statement.execute(sql);
               }
             }
@@ -110,7 +123,7 @@ public final class RefreshExecutor {
               IvmCatalog.collectGarbage(duckDb, catalog.trackedTable(input.tableId()));
               statement.execute("DROP TABLE IF EXISTS " + input.pendingTable());
             }
-            return new Outcome(rows, chosen);
+            return new Outcome(rows, choice);
           }
         });
   }
@@ -124,9 +137,13 @@ public final class RefreshExecutor {
     }
   }
 
-  /** Whether any base table of {@code view} has a change the view has not consumed. */
-  private static boolean hasPendingChange(
+  /**
+   * The base tables of {@code view} with captured rows the view has not consumed (their changes may
+   * still cancel out when consolidated).
+   */
+  public static ImmutableSet<Integer> pendingInputs(
       Connection duckDb, CatalogSnapshot catalog, ViewEntry view) throws SQLException {
+    ImmutableSet.Builder<Integer> pending = ImmutableSet.builder();
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
     try (Statement statement = duckDb.createStatement()) {
       for (int tableId : view.inputTableIds()) {
@@ -148,11 +165,11 @@ public final class RefreshExecutor {
                     + "))")) {
           rs.next();
           if (rs.getBoolean(1)) {
-            return true;
+            pending.add(tableId);
           }
         }
       }
     }
-    return false;
+    return pending.build();
   }
 }

@@ -8,11 +8,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.plan.RelOptSchema;
+import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
@@ -22,6 +26,7 @@ import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.core.ZSets;
@@ -33,11 +38,14 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.merge.BagMerge;
 import org.calciteivm.jdbc.merge.GroupMerge;
+import org.calciteivm.rules.IvmPrograms;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.AggregateState.Output;
 import org.calciteivm.rules.consolidate.Consolidation;
+import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
+import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.delta.LogicalDelta;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -72,7 +80,7 @@ public final class ViewCompiler {
     this.planner = planner;
     this.viewName = viewName;
     this.query = query;
-    this.plan = planner.toRel(viewName, query);
+    this.plan = IvmPrograms.normalize(planner.toRel(viewName, query));
     this.analysis = ViewAnalyzer.analyze(viewName, plan);
   }
 
@@ -247,17 +255,16 @@ public final class ViewCompiler {
     return columns;
   }
 
-  /** Compiles the refresh program of {@code view}, whose base tables are among the tracked. */
+  /**
+   * Compiles the refresh program of {@code view}, whose base tables are among the tracked. Its
+   * delta statements are compiled later, once per set of changed tables ({@link CompiledDeltas}).
+   */
   public RefreshProgram program(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
     List<RefreshProgram.Input> inputs = new ArrayList<>();
     RelBuilder scans = planner.relBuilder();
     for (int tableId : view.inputTableIds()) {
-      TrackedTable table =
-          tracked.stream()
-              .filter(t -> t.id() == tableId)
-              .findFirst()
-              .orElseThrow(() -> new IllegalStateException("untracked input " + tableId));
+      TrackedTable table = trackedTable(tracked, tableId);
       inputs.add(
           new RefreshProgram.Input(
               tableId,
@@ -267,74 +274,146 @@ public final class ViewCompiler {
                   + " AS "
                   + UNPARSER.toSql(pendingChange(scans, table))));
     }
-    String viewDeltaTable = IvmNames.qualified("temp", IvmNames.viewDeltaTable(view.id()));
+    ImmutableList.Builder<Integer> scannedTableIds = ImmutableList.builder();
+    for (RelOptTable scanned : JoinTerms.scannedTables(plan)) {
+      scannedTableIds.add(trackedTableOf(tracked, scanned).id());
+    }
     Aggregate aggregate = analysis.aggregate();
-    if (aggregate == null) {
-      return bagProgram(view, ImmutableList.copyOf(inputs), viewDeltaTable);
-    }
-    return groupProgram(view, aggregate, ImmutableList.copyOf(inputs), viewDeltaTable);
-  }
-
-  private RefreshProgram bagProgram(
-      ViewEntry view, ImmutableList<RefreshProgram.Input> inputs, String viewDeltaTable)
-      throws SQLException {
-    RelNode delta = DeltaDerivation.derive(plan);
-    RelBuilder builder = IvmRelBuilders.create(delta.getCluster());
-    RelNode named = withDeltaColumnNames(builder, delta);
-    String deltaSql = UNPARSER.toSql(named);
-    String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
-    List<String> dataColumns =
-        DuckDbCatalog.columnNames(
-            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
-    return new RefreshProgram(
-        view.name(),
-        MergeStrategy.BAG_COUNTED,
-        ViewSqlPlanner.explain(delta),
-        ImmutableList.of(),
-        inputs,
-        ImmutableMap.of(
-            MergeStrategy.BAG_COUNTED,
-            BagMerge.counted(view.dataTable(), dataColumns, viewDeltaTable, consolidatedSql),
-            MergeStrategy.BAG_APPEND,
-            BagMerge.append(view.dataTable(), dataColumns.size(), deltaSql)));
-  }
-
-  private RefreshProgram groupProgram(
-      ViewEntry view,
-      Aggregate aggregate,
-      ImmutableList<RefreshProgram.Input> inputs,
-      String viewDeltaTable) {
-    AggregateState state = AggregateState.of(aggregate);
-    RelNode delta = DeltaDerivation.derive(aggregate);
-    String deltaSql = UNPARSER.toSql(delta);
-    ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
-    statements.put(
-        MergeStrategy.GROUP_MERGE,
-        GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, true));
-    statements.put(
-        MergeStrategy.GROUP_APPEND,
-        GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, false));
-    if (state.hasMinMax()) {
-      statements.put(
-          MergeStrategy.GROUP_RECOMPUTE,
-          GroupMerge.recompute(
-              view.dataTable(),
-              state,
-              viewDeltaTable,
-              deltaSql,
-              UNPARSER.toSql(touchedGroupsState(aggregate, state, delta.getRowType(), view))));
-    }
+    CompiledDeltas deltas =
+        aggregate == null
+            ? new CompiledDeltas(
+                view,
+                tracked,
+                DuckDbCatalog.columnNames(
+                    connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())))
+            : new CompiledDeltas(view, tracked, List.of());
     ImmutableList<String> hidden =
-        state.state().stream()
-            .map(AggregateState.StateColumn::name)
-            .collect(ImmutableList.toImmutableList());
+        aggregate == null
+            ? ImmutableList.of()
+            : AggregateState.of(aggregate).state().stream()
+                .map(AggregateState.StateColumn::name)
+                .collect(ImmutableList.toImmutableList());
     return new RefreshProgram(
         view.name(),
         analysis.strategy(),
-        ViewSqlPlanner.explain(delta),
         hidden,
-        inputs,
-        statements.buildOrThrow());
+        ImmutableList.copyOf(inputs),
+        scannedTableIds.build(),
+        deltas);
+  }
+
+  private static TrackedTable trackedTable(Collection<TrackedTable> tracked, int tableId) {
+    return tracked.stream()
+        .filter(t -> t.id() == tableId)
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("untracked input " + tableId));
+  }
+
+  /** The tracked table a scan of the view reads. */
+  private static TrackedTable trackedTableOf(Collection<TrackedTable> tracked, RelOptTable table) {
+    List<String> name = table.getQualifiedName();
+    String schema = name.get(name.size() - 2);
+    String relation = name.get(name.size() - 1);
+    return tracked.stream()
+        .filter(t -> t.relation().schema().equals(schema) && t.relation().name().equals(relation))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("untracked base table " + name));
+  }
+
+  /**
+   * The delta statements of one view, compiled on first use for each set of changed tables and join
+   * expansion, and kept for the next refresh with the same set. Compiling plans with Calcite, whose
+   * plan objects are not shared between threads, so one view compiles one set at a time.
+   */
+  private final class CompiledDeltas implements RefreshProgram.Deltas {
+    private final ViewEntry view;
+    private final List<TrackedTable> tracked;
+    private final List<String> dataColumns;
+    private final Map<List<Object>, RefreshProgram.Delta> compiled = new HashMap<>();
+
+    CompiledDeltas(ViewEntry view, Collection<TrackedTable> tracked, List<String> dataColumns) {
+      this.view = view;
+      this.tracked = List.copyOf(tracked);
+      this.dataColumns = dataColumns;
+    }
+
+    @Override
+    public synchronized RefreshProgram.Delta compile(
+        RefreshProgram.PendingChange pending, JoinStrategy joins) {
+      return compiled.computeIfAbsent(
+          List.of(pending.changedTableIds(), pending.insertOnlyTableIds(), joins),
+          key -> compileNow(pending, joins));
+    }
+
+    private RefreshProgram.Delta compileNow(
+        RefreshProgram.PendingChange pending, JoinStrategy joins) {
+      Set<String> pruned = new LinkedHashSet<>();
+      DeltaContext context =
+          new DeltaContext(
+              table -> pending.changedTableIds().contains(trackedTableOf(tracked, table).id()),
+              table -> pending.insertOnlyTableIds().contains(trackedTableOf(tracked, table).id()),
+              pruned::add);
+      List<JoinTerms.Leaf> leaves = JoinTerms.leaves(plan, context);
+      boolean negativeWeights = JoinTerms.negativeWeightsPossible(leaves);
+      ImmutableList<String> terms =
+          leaves.size() > 1
+              ? ImmutableList.copyOf(JoinTerms.describe(leaves, joins))
+              : ImmutableList.of();
+      String viewDeltaTable = IvmNames.qualified("temp", IvmNames.viewDeltaTable(view.id()));
+      Aggregate aggregate = analysis.aggregate();
+      RelNode delta = DeltaDerivation.derive(aggregate == null ? plan : aggregate, joins, context);
+      ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
+          aggregate == null
+              ? bagStatements(delta, viewDeltaTable, negativeWeights)
+              : groupStatements(aggregate, delta, viewDeltaTable);
+      return new RefreshProgram.Delta(
+          joins,
+          terms,
+          ImmutableList.copyOf(pruned),
+          ViewSqlPlanner.explain(delta),
+          negativeWeights,
+          statements);
+    }
+
+    private ImmutableMap<MergeStrategy, ImmutableList<String>> bagStatements(
+        RelNode delta, String viewDeltaTable, boolean negativeWeights) {
+      RelBuilder builder = IvmRelBuilders.create(delta.getCluster());
+      RelNode named = withDeltaColumnNames(builder, delta);
+      String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
+      return ImmutableMap.of(
+          MergeStrategy.BAG_COUNTED,
+          BagMerge.counted(view.dataTable(), dataColumns, viewDeltaTable, consolidatedSql),
+          MergeStrategy.BAG_APPEND,
+          negativeWeights
+              ? BagMerge.appendConsolidated(
+                  view.dataTable(), dataColumns.size(), viewDeltaTable, consolidatedSql)
+              : BagMerge.append(view.dataTable(), dataColumns.size(), UNPARSER.toSql(named)));
+    }
+
+    private ImmutableMap<MergeStrategy, ImmutableList<String>> groupStatements(
+        Aggregate aggregate, RelNode delta, String viewDeltaTable) {
+      AggregateState state = AggregateState.of(aggregate);
+      String deltaSql = UNPARSER.toSql(delta);
+      ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements =
+          ImmutableMap.builder();
+      statements.put(
+          MergeStrategy.GROUP_MERGE,
+          GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, true));
+      statements.put(
+          MergeStrategy.GROUP_APPEND,
+          GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, false));
+      if (state.hasMinMax()) {
+        statements.put(
+            MergeStrategy.GROUP_RECOMPUTE,
+            GroupMerge.recompute(
+                view.dataTable(),
+                state,
+                viewDeltaTable,
+                deltaSql,
+                UNPARSER.toSql(touchedGroupsState(aggregate, state, delta.getRowType(), view))));
+      }
+      return statements.buildOrThrow();
+    }
   }
 
   /**

@@ -16,9 +16,9 @@ import org.immutables.value.Value;
  * Replaces the delta of a table scan by a scan of the table's delta relation.
  *
  * <p>Identity: {@code Δ(scan T) = scan ΔT} where {@code ΔT} is the consolidated change of {@code T}
- * (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a table that is not changing.
- * This is where the delta plan reaches the data: every other delta rule only moves the marker
- * towards the scans.
+ * (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a table that is not changing or
+ * whose change is empty in this refresh ({@link DeltaContext}). This is where the delta plan
+ * reaches the data: every other delta rule only moves the marker towards the scans.
  */
 @Value.Enclosing
 public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
@@ -34,7 +34,7 @@ public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
     TableScan scan = call.rel(1);
     RelBuilder builder = call.builder();
     ChangingTable changing = scan.getTable().unwrap(ChangingTable.class);
-    if (changing == null) {
+    if (changing == null || !DeltaContext.of(call).hasDelta().test(scan.getTable())) {
       call.transformTo(builder.values(delta.getRowType()).build());
       return;
     }

@@ -21,12 +21,15 @@ public final class SqlUnparser {
   /**
    * The SQL of {@code rel} as one query. Constant group keys are written as casts (see {@link
    * ConstantGroupKeys}); Calcite's own remedy for dialects that cannot group by a literal would
-   * evaluate the constant with Calcite's semantics instead of DuckDB's.
+   * evaluate the constant with Calcite's semantics instead of DuckDB's. Empty relations have typed
+   * columns ({@link TypedEmptyRelations}), and the columns of joins distinct names ({@link
+   * UniqueJoinColumns}).
    */
   public String toSql(RelNode rel) {
     RelToSqlConverter converter = new RelToSqlConverter(dialect);
     return converter
-        .visitRoot(ConstantGroupKeys.protect(rel))
+        .visitRoot(
+            ConstantGroupKeys.protect(UniqueJoinColumns.protect(TypedEmptyRelations.protect(rel))))
         .asStatement()
         .toSqlString(dialect)
         .getSql();

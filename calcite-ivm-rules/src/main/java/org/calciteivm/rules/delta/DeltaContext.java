@@ -1,0 +1,62 @@
+package org.calciteivm.rules.delta;
+
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.apache.calcite.plan.Context;
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.TableScan;
+
+/**
+ * What the delta rules know about one refresh: which scanned tables have a non-empty change. It
+ * travels in the planner's {@link Context}, so that the rules stay stateless constants.
+ *
+ * <p>Knowing which deltas are empty lets the join rules skip every term that would join an empty
+ * delta: an n-way join whose only changed input is one table runs one term.
+ *
+ * <p>Knowing which changes are insert-only lets them use declared foreign keys ({@link
+ * ForeignKeyPruning}).
+ *
+ * @param hasDelta whether a table's delta relation may hold rows in this refresh; a table for which
+ *     it is false is read only as a current state
+ * @param insertOnly whether every row of a table's delta has a positive weight in this refresh
+ * @param notes receives a line for each term left out because declared keys prove it empty
+ */
+public record DeltaContext(
+    Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly, Consumer<String> notes) {
+
+  /**
+   * Every {@link ChangingTable} may have changed, none is known to be insert-only; other tables
+   * have not changed.
+   */
+  public static final DeltaContext EVERY_CHANGING_TABLE =
+      new DeltaContext(table -> table.unwrap(ChangingTable.class) != null, table -> false, n -> {});
+
+  /** The tables {@code hasDelta} have changed, none known to be insert-only. */
+  public DeltaContext(Predicate<RelOptTable> hasDelta) {
+    this(hasDelta, table -> false, note -> {});
+  }
+
+  /** The context of the planner running {@code call}, or {@link #EVERY_CHANGING_TABLE}. */
+  public static DeltaContext of(RelOptRuleCall call) {
+    return call.getPlanner()
+        .getContext()
+        .maybeUnwrap(DeltaContext.class)
+        .orElse(EVERY_CHANGING_TABLE);
+  }
+
+  /** Whether {@code rel} reads a table with a change, so that its own delta may be non-empty. */
+  public boolean changes(RelNode rel) {
+    RelNode node = rel.stripped();
+    if (node instanceof TableScan scan) {
+      return hasDelta.test(scan.getTable());
+    }
+    for (RelNode input : node.getInputs()) {
+      if (changes(input)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+package org.calciteivm.rules.delta;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.calciteivm.rules.delta.ZSetJoins.Side;
+import org.immutables.value.Value;
+
+/**
+ * Expands the delta of an inner join by inclusion-exclusion over the post-change states.
+ *
+ * <p>Identity: {@code Δ(R ⋈ S) = ΔR ⋈ S' + R' ⋈ ΔS - ΔR ⋈ ΔS}, where {@code R' = R + ΔR} and {@code
+ * S' = S + ΔS} are the current states (expand {@code (R + ΔR) ⋈ (S + ΔS) - R ⋈ S} and substitute
+ * {@code R = R' - ΔR}). Applied to a tree of joins it gives, for n inputs, one term per non-empty
+ * subset of the changed inputs, signed {@code (-1)^(|subset|-1)}. A term that joins the delta of an
+ * input without a change in this refresh ({@link DeltaContext}) is empty and left out, and so are
+ * terms a declared foreign key proves empty ({@link ForeignKeyPruning}).
+ *
+ * <p>With two or more changed inputs the subtracted terms produce rows of negative weight even when
+ * every change is an insert.
+ */
+@Value.Enclosing
+public class DeltaJoinInclusionExclusionRule
+    extends RelRule<DeltaJoinInclusionExclusionRule.Config> {
+
+  /** Creates the rule from its configuration. */
+  protected DeltaJoinInclusionExclusionRule(Config config) {
+    super(config);
+  }
+
+  @Override
+  public void onMatch(RelOptRuleCall call) {
+    LogicalDelta delta = call.rel(0);
+    Join join = call.rel(1);
+    DeltaContext context = DeltaContext.of(call);
+    RelBuilder builder = call.builder();
+    Optional<RelNode> pruned = ForeignKeyPruning.expand(builder, delta, join, context);
+    if (pruned.isPresent()) {
+      call.transformTo(pruned.get());
+      return;
+    }
+    boolean leftChanges = context.changes(join.getLeft());
+    boolean rightChanges = context.changes(join.getRight());
+    List<RelNode> terms = new ArrayList<>();
+    if (leftChanges) {
+      terms.add(
+          ZSetJoins.term(
+              builder, join, Side.delta(join.getLeft()), Side.current(join.getRight()), false));
+    }
+    if (rightChanges) {
+      terms.add(
+          ZSetJoins.term(
+              builder, join, Side.current(join.getLeft()), Side.delta(join.getRight()), false));
+    }
+    if (leftChanges && rightChanges) {
+      terms.add(
+          ZSetJoins.term(
+              builder, join, Side.delta(join.getLeft()), Side.delta(join.getRight()), true));
+    }
+    call.transformTo(ZSetJoins.sum(builder, terms, delta));
+  }
+
+  /** Rule configuration. */
+  @Value.Immutable(singleton = true)
+  public interface Config extends RelRule.Config {
+    /** Matches a delta directly above an inner join. */
+    Config DEFAULT =
+        ImmutableDeltaJoinInclusionExclusionRule.Config.of()
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(
+                b0 ->
+                    b0.operand(LogicalDelta.class)
+                        .oneInput(
+                            b1 ->
+                                b1.operand(Join.class)
+                                    .predicate(j -> j.getJoinType() == JoinRelType.INNER)
+                                    .anyInputs()));
+
+    @Override
+    default DeltaJoinInclusionExclusionRule toRule() {
+      return new DeltaJoinInclusionExclusionRule(this);
+    }
+  }
+}

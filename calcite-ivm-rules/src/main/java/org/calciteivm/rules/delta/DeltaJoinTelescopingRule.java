@@ -1,0 +1,85 @@
+package org.calciteivm.rules.delta;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.calciteivm.rules.delta.ZSetJoins.Side;
+import org.immutables.value.Value;
+
+/**
+ * Expands the delta of an inner join by telescoping.
+ *
+ * <p>Identity: {@code Δ(R ⋈ S) = ΔR ⋈ S + R' ⋈ ΔS}, where {@code R' = R + ΔR} is the current state
+ * of the left input and {@code S = S' - ΔS} the previous state of the right one (expand {@code (R +
+ * ΔR) ⋈ S' - R ⋈ S} with {@code S' = S + ΔS}). Applied to a tree of joins it gives, for n inputs,
+ * one term per changed input i: the current states of the inputs before i, the delta of input i and
+ * the previous states of the inputs after it; no cross terms. The previous state is rebuilt from
+ * the current one and the delta ({@link ZSetJoins#previous}); an input without a change in this
+ * refresh ({@link DeltaContext}) is its own previous state, and its term is left out.
+ */
+@Value.Enclosing
+public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.Config> {
+
+  /** Creates the rule from its configuration. */
+  protected DeltaJoinTelescopingRule(Config config) {
+    super(config);
+  }
+
+  @Override
+  public void onMatch(RelOptRuleCall call) {
+    LogicalDelta delta = call.rel(0);
+    Join join = call.rel(1);
+    DeltaContext context = DeltaContext.of(call);
+    RelBuilder builder = call.builder();
+    Optional<RelNode> pruned = ForeignKeyPruning.expand(builder, delta, join, context);
+    if (pruned.isPresent()) {
+      call.transformTo(pruned.get());
+      return;
+    }
+    boolean leftChanges = context.changes(join.getLeft());
+    boolean rightChanges = context.changes(join.getRight());
+    List<RelNode> terms = new ArrayList<>();
+    if (leftChanges) {
+      Side previousRight =
+          rightChanges
+              ? ZSetJoins.previous(builder, join.getRight())
+              : Side.current(join.getRight());
+      terms.add(ZSetJoins.term(builder, join, Side.delta(join.getLeft()), previousRight, false));
+    }
+    if (rightChanges) {
+      terms.add(
+          ZSetJoins.term(
+              builder, join, Side.current(join.getLeft()), Side.delta(join.getRight()), false));
+    }
+    call.transformTo(ZSetJoins.sum(builder, terms, delta));
+  }
+
+  /** Rule configuration. */
+  @Value.Immutable(singleton = true)
+  public interface Config extends RelRule.Config {
+    /** Matches a delta directly above an inner join. */
+    Config DEFAULT =
+        ImmutableDeltaJoinTelescopingRule.Config.of()
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(
+                b0 ->
+                    b0.operand(LogicalDelta.class)
+                        .oneInput(
+                            b1 ->
+                                b1.operand(Join.class)
+                                    .predicate(j -> j.getJoinType() == JoinRelType.INNER)
+                                    .anyInputs()));
+
+    @Override
+    default DeltaJoinTelescopingRule toRule() {
+      return new DeltaJoinTelescopingRule(this);
+    }
+  }
+}

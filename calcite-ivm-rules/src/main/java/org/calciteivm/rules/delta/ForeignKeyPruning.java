@@ -1,0 +1,199 @@
+package org.calciteivm.rules.delta;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelReferentialConstraint;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.util.mapping.IntPair;
+import org.calciteivm.rules.delta.ZSetJoins.Side;
+
+/**
+ * Leaves out a join term that a declared foreign key proves empty; used by both join expansions.
+ *
+ * <p>Identity: {@code Δ(Y ⋈ X) = ΔY ⋈ X' + Y⁻ ⋈ ΔX} (telescoping with {@code X} first), so when
+ * {@code Y⁻ ⋈ ΔX = ∅}, {@code Δ(Y ⋈ X) = ΔY ⋈ X'}, one term whichever side {@code Y} is on and
+ * whichever expansion was asked for (inclusion-exclusion's terms {@code Y' ⋈ ΔX - ΔY ⋈ ΔX} are that
+ * empty term).
+ *
+ * <p>{@code Y⁻ ⋈ ΔX} is empty when the join condition equates every column of a {@code FOREIGN KEY}
+ * of a table {@code F} that {@code Y} reads with the referenced key of a table {@code R}, {@code R}
+ * is the only table with a change that {@code X} reads (once), and that change is insert-only: an
+ * inserted row of {@code R} has a key no previous row of {@code R} had (the referenced key is
+ * unique, and a key deleted and re-inserted would show as a delete), and every previous row of
+ * {@code F} references a previous row of {@code R} or has a NULL, which equals nothing. Nothing is
+ * pruned without a declared constraint.
+ */
+final class ForeignKeyPruning {
+  private ForeignKeyPruning() {}
+
+  /**
+   * The delta of {@code join} with the term a foreign key proves empty left out, or nothing if no
+   * declared key applies.
+   */
+  static Optional<RelNode> expand(
+      RelBuilder builder, LogicalDelta delta, Join join, DeltaContext context) {
+    for (boolean changeOnRight : new boolean[] {true, false}) {
+      RelNode x = changeOnRight ? join.getRight() : join.getLeft();
+      RelNode y = changeOnRight ? join.getLeft() : join.getRight();
+      Optional<String> reason = emptyAgainstPrevious(join, changeOnRight, context);
+      if (reason.isEmpty()) {
+        continue;
+      }
+      context.notes().accept(reason.get());
+      List<RelNode> terms = new ArrayList<>();
+      if (context.changes(y)) {
+        terms.add(
+            changeOnRight
+                ? ZSetJoins.term(builder, join, Side.delta(y), Side.current(x), false)
+                : ZSetJoins.term(builder, join, Side.current(x), Side.delta(y), false));
+      }
+      return Optional.of(ZSetJoins.sum(builder, terms, delta));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why {@code Y⁻ ⋈ ΔX} is empty, where {@code X} is the right input if {@code changeOnRight}, or
+   * nothing if no declared key proves it.
+   */
+  private static Optional<String> emptyAgainstPrevious(
+      Join join, boolean changeOnRight, DeltaContext context) {
+    RelNode x = changeOnRight ? join.getRight() : join.getLeft();
+    RelNode y = changeOnRight ? join.getLeft() : join.getRight();
+    List<RelOptTable> xTables = JoinTerms.scannedTables(x);
+    List<RelOptTable> changed = xTables.stream().filter(context.hasDelta()).toList();
+    if (changed.size() != 1 || !context.insertOnly().test(changed.get(0))) {
+      return Optional.empty();
+    }
+    RelOptTable referenced = changed.get(0);
+    if (xTables.stream().filter(t -> sameTable(t, referenced)).count() != 1) {
+      return Optional.empty();
+    }
+    int leftColumns = join.getLeft().getRowType().getFieldCount();
+    List<Column[]> equalities = new ArrayList<>();
+    for (RexNode conjunct : RelOptUtil.conjunctions(join.getCondition())) {
+      if (conjunct.getKind() != SqlKind.EQUALS) {
+        continue;
+      }
+      List<RexNode> operands = ((RexCall) conjunct).getOperands();
+      if (!(operands.get(0) instanceof RexInputRef a)
+          || !(operands.get(1) instanceof RexInputRef b)) {
+        continue;
+      }
+      int leftRef = Math.min(a.getIndex(), b.getIndex());
+      int rightRef = Math.max(a.getIndex(), b.getIndex());
+      if (leftRef >= leftColumns || rightRef < leftColumns) {
+        continue;
+      }
+      Column left = origin(join.getLeft(), leftRef);
+      Column right = origin(join.getRight(), rightRef - leftColumns);
+      if (left != null && right != null) {
+        // {column of Y, column of X}
+        equalities.add(changeOnRight ? new Column[] {left, right} : new Column[] {right, left});
+      }
+    }
+    for (RelOptTable source : JoinTerms.scannedTables(y)) {
+      for (RelReferentialConstraint key : source.getReferentialConstraints()) {
+        if (key.getTargetQualifiedName().equals(referenced.getQualifiedName())
+            && key.getColumnPairs().stream()
+                .allMatch(pair -> equated(equalities, source, referenced, pair))) {
+          return Optional.of(describe(y, x, source, referenced, key));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A column of a base table. */
+  private record Column(RelOptTable table, int ordinal) {}
+
+  private static boolean equated(
+      List<Column[]> equalities, RelOptTable source, RelOptTable target, IntPair pair) {
+    return equalities.stream()
+        .anyMatch(
+            e ->
+                sameTable(e[0].table(), source)
+                    && e[0].ordinal() == pair.source
+                    && sameTable(e[1].table(), target)
+                    && e[1].ordinal() == pair.target);
+  }
+
+  private static boolean sameTable(RelOptTable a, RelOptTable b) {
+    return a.getQualifiedName().equals(b.getQualifiedName());
+  }
+
+  /**
+   * The base-table column that column {@code i} of {@code rel} is a copy of (through projections,
+   * filters and joins), or null if it is computed.
+   */
+  private static Column origin(RelNode rel, int i) {
+    RelNode node = rel.stripped();
+    if (node instanceof TableScan scan) {
+      return new Column(scan.getTable(), i);
+    }
+    if (node instanceof Filter filter) {
+      return origin(filter.getInput(), i);
+    }
+    if (node instanceof Project project) {
+      return project.getProjects().get(i) instanceof RexInputRef ref
+          ? origin(project.getInput(), ref.getIndex())
+          : null;
+    }
+    if (node instanceof Join join) {
+      int leftColumns = join.getLeft().getRowType().getFieldCount();
+      return i < leftColumns ? origin(join.getLeft(), i) : origin(join.getRight(), i - leftColumns);
+    }
+    return null;
+  }
+
+  private static String describe(
+      RelNode y, RelNode x, RelOptTable source, RelOptTable target, RelReferentialConstraint key) {
+    List<String> sourceColumns = new ArrayList<>();
+    List<String> targetColumns = new ArrayList<>();
+    for (IntPair pair : key.getColumnPairs()) {
+      sourceColumns.add(source.getRowType().getFieldNames().get(pair.source));
+      targetColumns.add(target.getRowType().getFieldNames().get(pair.target));
+    }
+    String targetName = last(target);
+    return "left out "
+        + names(y)
+        + "⁻ ⋈ Δ("
+        + names(x)
+        + "): FOREIGN KEY "
+        + last(source)
+        + "("
+        + String.join(", ", sourceColumns)
+        + ") REFERENCES "
+        + targetName
+        + "("
+        + String.join(", ", targetColumns)
+        + ") and "
+        + targetName
+        + " was only inserted into";
+  }
+
+  private static String names(RelNode rel) {
+    List<String> names = new ArrayList<>();
+    for (RelOptTable table : JoinTerms.scannedTables(rel)) {
+      names.add(last(table));
+    }
+    return names.size() == 1 ? names.get(0) : "(" + String.join(" ⋈ ", names) + ")";
+  }
+
+  private static String last(RelOptTable table) {
+    List<String> name = table.getQualifiedName();
+    return name.get(name.size() - 1);
+  }
+}
