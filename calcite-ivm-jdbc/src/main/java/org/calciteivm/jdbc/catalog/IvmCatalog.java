@@ -31,6 +31,7 @@ public final class IvmCatalog {
   private static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
   private static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
   private static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
+  private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
   private IvmCatalog() {}
 
@@ -53,6 +54,10 @@ public final class IvmCatalog {
               + INPUTS
               + " (view_id INTEGER NOT NULL, table_id INTEGER NOT NULL,"
               + " watermark BIGINT NOT NULL)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + IDS
+              + " (kind VARCHAR NOT NULL, last_id INTEGER NOT NULL)");
     }
   }
 
@@ -293,13 +298,39 @@ public final class IvmCatalog {
     }
   }
 
+  /**
+   * A new id for a row of {@code table}. Ids are never reused, not even after the row with the
+   * highest one is removed: connections keep temporary tables named after a table's id (capture
+   * stages), which must not be taken for another table's. The counter is a catalog row, so it moves
+   * in the caller's transaction; a database from before the counter starts from the highest id.
+   */
   private static int nextId(Connection connection, String table, String column)
       throws SQLException {
-    try (Statement s = connection.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT coalesce(max(" + column + "), 0) + 1 FROM " + table)) {
-      rs.next();
-      return rs.getInt(1);
+    try (Statement s = connection.createStatement()) {
+      s.execute(
+          "INSERT INTO "
+              + IDS
+              + " SELECT '"
+              + column
+              + "', coalesce(max("
+              + column
+              + "), 0) FROM "
+              + table
+              + " WHERE NOT EXISTS (SELECT 1 FROM "
+              + IDS
+              + " WHERE kind = '"
+              + column
+              + "')");
+      try (ResultSet rs =
+          s.executeQuery(
+              "UPDATE "
+                  + IDS
+                  + " SET last_id = last_id + 1 WHERE kind = '"
+                  + column
+                  + "' RETURNING last_id")) {
+        rs.next();
+        return rs.getInt(1);
+      }
     }
   }
 }
