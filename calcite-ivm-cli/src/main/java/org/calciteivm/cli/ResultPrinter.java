@@ -1,4 +1,4 @@
-package org.calciteivm.jdbc.cli;
+package org.calciteivm.cli;
 
 import java.io.PrintWriter;
 import java.sql.ResultSet;

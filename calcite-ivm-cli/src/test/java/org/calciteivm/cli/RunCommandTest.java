@@ -1,4 +1,4 @@
-package org.calciteivm.jdbc.cli;
+package org.calciteivm.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package org.calciteivm.jdbc.cli;
+package org.calciteivm.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
