@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,6 +43,9 @@ import java.util.regex.Pattern;
  * query of every materialized view it creates and compares the view with it after each successful
  * CREATE and REFRESH MATERIALIZED VIEW ({@link ViewCheck}). After a failed statement outside an
  * explicit transaction it checks that the database (catalog and table contents) is unchanged.
+ *
+ * <p>Every connection is opened with the same JDBC properties, none unless given to {@link
+ * #run(Path, Properties)}.
  */
 final class ScenarioRunner implements AutoCloseable {
   private static final String NAME = "(\"(?:[^\"]|\"\")+\"|[\\w.]+)";
@@ -71,23 +75,34 @@ final class ScenarioRunner implements AutoCloseable {
   private final String file;
   private final Path directory;
   private final String url;
+  private final Properties properties;
   private final Map<String, View> views = new HashMap<>();
   private final Map<String, Connection> connections = new HashMap<>();
   private final Set<String> inTransaction = new HashSet<>();
   private String current = "default";
   private Connection connection;
 
-  private ScenarioRunner(String file, Path directory) throws SQLException {
+  private ScenarioRunner(String file, Path directory, Properties properties) throws SQLException {
     this.file = file;
     this.directory = directory;
     this.url = "jdbc:ivm:duckdb:" + directory.resolve("scenario.duckdb");
+    this.properties = properties;
     use("default");
   }
 
   /** Runs the script at {@code script} on a new database in a temporary directory. */
   static void run(Path script) throws IOException, SQLException {
+    run(script, new Properties());
+  }
+
+  /**
+   * Runs the script at {@code script} on a new database in a temporary directory, opening every
+   * connection with {@code properties} (such as settings {@code ivm_*}).
+   */
+  static void run(Path script, Properties properties) throws IOException, SQLException {
     Path directory = Files.createTempDirectory("ivm-scenario");
-    try (ScenarioRunner runner = new ScenarioRunner(script.getFileName().toString(), directory)) {
+    try (ScenarioRunner runner =
+        new ScenarioRunner(script.getFileName().toString(), directory, properties)) {
       runner.runLines(Files.readAllLines(script));
     } finally {
       try (var paths = Files.walk(directory)) {
@@ -239,7 +254,7 @@ final class ScenarioRunner implements AutoCloseable {
     current = name;
     connection = connections.get(name);
     if (connection == null) {
-      connection = DriverManager.getConnection(url);
+      connection = DriverManager.getConnection(url, properties);
       connections.put(name, connection);
     }
   }

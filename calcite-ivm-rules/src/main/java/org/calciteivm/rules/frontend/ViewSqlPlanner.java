@@ -9,6 +9,9 @@ import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.metadata.JaninoRelMetadataProvider;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.metadata.RelMetadataQueryBase;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlNode;
@@ -100,7 +103,9 @@ public final class ViewSqlPlanner {
         throw UnsupportedViewException.notYet(
             viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
       }
-      return root.project(true);
+      RelNode rel = root.project(true);
+      rel.getCluster().setMetadataQuerySupplier(ViewSqlPlanner::metadataQuery);
+      return rel;
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
           "materialized view \"" + viewName + "\": syntax error in query: " + firstLine(e),
@@ -115,6 +120,18 @@ public final class ViewSqlPlanner {
     } finally {
       planner.close();
     }
+  }
+
+  /**
+   * A metadata query that works on any thread. Calcite keeps its metadata handlers in a thread
+   * local that its planner sets on the planning thread; a view's delta plans are compiled later, on
+   * whichever thread refreshes it, so the handlers are installed where they are missing.
+   */
+  private static RelMetadataQuery metadataQuery() {
+    if (RelMetadataQueryBase.THREAD_PROVIDERS.get() == null) {
+      RelMetadataQueryBase.THREAD_PROVIDERS.set(JaninoRelMetadataProvider.DEFAULT);
+    }
+    return RelMetadataQuery.instance();
   }
 
   /** A relational builder over the planner's schema, for plans that are not written in SQL. */
