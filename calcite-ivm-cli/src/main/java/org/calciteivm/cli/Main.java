@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
       RunCommand.class,
       ShellCommand.class,
       DemoCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

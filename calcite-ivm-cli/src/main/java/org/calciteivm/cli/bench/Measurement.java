@@ -1,0 +1,50 @@
+package org.calciteivm.cli.bench;
+
+/**
+ * One measured change cycle of the benchmark: a change of one kind and size applied to the base
+ * tables of one view, then the view refreshed and compared with a recompute.
+ *
+ * @param view the view's short name ({@code q1}, {@code join}, ...)
+ * @param kind the kind of change ({@code insert}, {@code append}, {@code delete}, {@code update},
+ *     {@code update_key})
+ * @param deltaFraction the size of the change as a fraction of the orders ({@code 0.001} = 0.1%)
+ * @param rep the repetition, from 1 (a warm-up cycle is not recorded)
+ * @param changedRows base-table rows the change inserted, deleted or updated, over all tables
+ * @param capturedDmlMillis the change's DML through the calcite-ivm driver (captured)
+ * @param plainDmlMillis the same DML on plain DuckDB (a copy of the database without views)
+ * @param refreshMillis {@code REFRESH MATERIALIZED VIEW} after the change
+ * @param recomputeMillis the view's query recomputed from scratch ({@code CREATE OR REPLACE TABLE
+ *     ... AS}) on the same data
+ * @param noopRefreshMillis a refresh with no pending change, right after the measured one
+ * @param peakMemoryBytes DuckDB's memory in use after the refresh plus the JVM heap in use
+ * @param correct whether the view equalled its recompute as a bag after the refresh
+ */
+public record Measurement(
+    String view,
+    String kind,
+    double deltaFraction,
+    int rep,
+    long changedRows,
+    double capturedDmlMillis,
+    double plainDmlMillis,
+    double refreshMillis,
+    double recomputeMillis,
+    double noopRefreshMillis,
+    long peakMemoryBytes,
+    boolean correct) {
+
+  /** How many times faster the refresh is than the recompute. */
+  public double speedup() {
+    return recomputeMillis / refreshMillis;
+  }
+
+  /** Changed base rows applied to the view per second of refresh. */
+  public double rowsPerSecond() {
+    return changedRows / (refreshMillis / 1000.0);
+  }
+
+  /** The captured DML's time relative to the plain DML's. */
+  public double captureOverhead() {
+    return capturedDmlMillis / plainDmlMillis;
+  }
+}
