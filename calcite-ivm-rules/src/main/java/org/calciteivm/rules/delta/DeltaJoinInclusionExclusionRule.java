@@ -7,7 +7,6 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -74,14 +73,7 @@ public class DeltaJoinInclusionExclusionRule
     Config DEFAULT =
         ImmutableDeltaJoinInclusionExclusionRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
-            .withOperandSupplier(
-                b0 ->
-                    b0.operand(LogicalDelta.class)
-                        .oneInput(
-                            b1 ->
-                                b1.operand(Join.class)
-                                    .predicate(j -> j.getJoinType() == JoinRelType.INNER)
-                                    .anyInputs()));
+            .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
     default DeltaJoinInclusionExclusionRule toRule() {

@@ -7,7 +7,6 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -68,14 +67,7 @@ public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.C
     Config DEFAULT =
         ImmutableDeltaJoinTelescopingRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
-            .withOperandSupplier(
-                b0 ->
-                    b0.operand(LogicalDelta.class)
-                        .oneInput(
-                            b1 ->
-                                b1.operand(Join.class)
-                                    .predicate(j -> j.getJoinType() == JoinRelType.INNER)
-                                    .anyInputs()));
+            .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
     default DeltaJoinTelescopingRule toRule() {

@@ -3,6 +3,7 @@ package org.calciteivm.rules.delta;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
@@ -22,6 +23,17 @@ import org.calciteivm.core.ZSets;
  */
 final class ZSetJoins {
   private ZSetJoins() {}
+
+  /** The operand both join expansions match: a delta directly above an inner join. */
+  static RelRule.OperandTransform deltaOfInnerJoin() {
+    return b0 ->
+        b0.operand(LogicalDelta.class)
+            .oneInput(
+                b1 ->
+                    b1.operand(Join.class)
+                        .predicate(j -> j.getJoinType() == JoinRelType.INNER)
+                        .anyInputs());
+  }
 
   /** One side of a term: a relation with the join input's columns, and a weight if {@code zset}. */
   record Side(RelNode rel, boolean zset) {

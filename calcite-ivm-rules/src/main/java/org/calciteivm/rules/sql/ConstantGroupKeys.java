@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.logical.LogicalProject;
@@ -24,14 +23,8 @@ public final class ConstantGroupKeys {
 
   /** {@code plan} with every constant group key of every aggregate wrapped in a cast. */
   public static RelNode protect(RelNode plan) {
-    return plan.accept(
-        new RelHomogeneousShuttle() {
-          @Override
-          public RelNode visit(RelNode other) {
-            RelNode visited = super.visit(other);
-            return visited instanceof Aggregate aggregate ? protect(aggregate) : visited;
-          }
-        });
+    return BottomUp.rewrite(
+        plan, rel -> rel instanceof Aggregate aggregate ? protect(aggregate) : rel);
   }
 
   /**

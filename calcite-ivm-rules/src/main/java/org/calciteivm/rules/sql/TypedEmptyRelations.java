@@ -3,7 +3,6 @@ package org.calciteivm.rules.sql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.logical.LogicalFilter;
@@ -24,16 +23,9 @@ public final class TypedEmptyRelations {
 
   /** {@code plan} with every empty {@code VALUES} replaced by typed NULLs under a false filter. */
   public static RelNode protect(RelNode plan) {
-    return plan.accept(
-        new RelHomogeneousShuttle() {
-          @Override
-          public RelNode visit(RelNode other) {
-            RelNode visited = super.visit(other);
-            return visited instanceof Values values && values.getTuples().isEmpty()
-                ? typed(values)
-                : visited;
-          }
-        });
+    return BottomUp.rewrite(
+        plan,
+        rel -> rel instanceof Values values && values.getTuples().isEmpty() ? typed(values) : rel);
   }
 
   private static RelNode typed(Values empty) {

@@ -3,7 +3,6 @@ package org.calciteivm.rules.sql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.logical.LogicalProject;
@@ -20,14 +19,7 @@ public final class UniqueJoinColumns {
 
   /** {@code plan} with the right input of each join renamed to the join's column names. */
   public static RelNode protect(RelNode plan) {
-    return plan.accept(
-        new RelHomogeneousShuttle() {
-          @Override
-          public RelNode visit(RelNode other) {
-            RelNode visited = super.visit(other);
-            return visited instanceof Join join ? protect(join) : visited;
-          }
-        });
+    return BottomUp.rewrite(plan, rel -> rel instanceof Join join ? protect(join) : rel);
   }
 
   private static RelNode protect(Join join) {
