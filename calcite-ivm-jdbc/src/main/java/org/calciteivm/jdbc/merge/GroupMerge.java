@@ -23,23 +23,20 @@ public final class GroupMerge {
    * row count reaches zero is deleted in the same MERGE.
    */
   public static ImmutableList<String> merge(
-      String dataTable,
-      AggregateState state,
-      String viewDeltaTable,
-      String deltaSql,
-      boolean deleteEmptyGroups) {
+      String dataTable, AggregateState state, String deltaSql, boolean deleteEmptyGroups) {
     String count = IvmNames.quote(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
       String name = IvmNames.quote(column.name());
       sets.add(name + " = " + combine(column, "d." + name, "v." + name));
     }
+    // the change is read once, so it is merged straight from its query, not from a temp table
     StringBuilder merge =
         new StringBuilder("MERGE INTO ")
             .append(dataTable)
-            .append(" AS d USING ")
-            .append(viewDeltaTable)
-            .append(" AS v ON ")
+            .append(" AS d USING (")
+            .append(deltaSql)
+            .append(") AS v ON ")
             .append(keysMatch(state));
     boolean grouped = !state.keys().isEmpty();
     if (grouped && deleteEmptyGroups) {
@@ -64,10 +61,7 @@ public final class GroupMerge {
           .append(String.join(", ", values))
           .append(")");
     }
-    return ImmutableList.of(
-        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + deltaSql,
-        merge.toString(),
-        "DROP TABLE " + viewDeltaTable);
+    return ImmutableList.of(merge.toString());
   }
 
   /**

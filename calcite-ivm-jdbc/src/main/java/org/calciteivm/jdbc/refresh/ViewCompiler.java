@@ -397,11 +397,9 @@ public final class ViewCompiler {
       ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements =
           ImmutableMap.builder();
       statements.put(
-          MergeStrategy.GROUP_MERGE,
-          GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, true));
+          MergeStrategy.GROUP_MERGE, GroupMerge.merge(view.dataTable(), state, deltaSql, true));
       statements.put(
-          MergeStrategy.GROUP_APPEND,
-          GroupMerge.merge(view.dataTable(), state, viewDeltaTable, deltaSql, false));
+          MergeStrategy.GROUP_APPEND, GroupMerge.merge(view.dataTable(), state, deltaSql, false));
       if (state.hasMinMax()) {
         statements.put(
             MergeStrategy.GROUP_RECOMPUTE,
