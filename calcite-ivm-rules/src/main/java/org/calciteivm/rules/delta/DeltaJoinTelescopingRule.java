@@ -2,7 +2,6 @@ package org.calciteivm.rules.delta;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
@@ -33,17 +32,11 @@ public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.C
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    LogicalDelta delta = call.rel(0);
-    Join join = call.rel(1);
-    DeltaContext context = DeltaContext.of(call);
-    RelBuilder builder = call.builder();
-    Optional<RelNode> pruned = ForeignKeyPruning.expand(builder, delta, join, context);
-    if (pruned.isPresent()) {
-      call.transformTo(pruned.get());
-      return;
-    }
-    boolean leftChanges = context.changes(join.getLeft());
-    boolean rightChanges = context.changes(join.getRight());
+    ZSetJoins.expand(call, DeltaJoinTelescopingRule::terms);
+  }
+
+  private static List<RelNode> terms(
+      RelBuilder builder, Join join, boolean leftChanges, boolean rightChanges) {
     List<RelNode> terms = new ArrayList<>();
     if (leftChanges) {
       Side previousRight =
@@ -57,7 +50,7 @@ public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.C
           ZSetJoins.term(
               builder, join, Side.current(join.getLeft()), Side.delta(join.getRight()), false));
     }
-    call.transformTo(ZSetJoins.sum(builder, terms, delta));
+    return terms;
   }
 
   /** Rule configuration. */
