@@ -33,7 +33,7 @@ public final class IvmNames {
     return "view_" + viewId + "_" + viewName;
   }
 
-  /** The temporary table a refresh fills with the consolidated pending change of a base table. */
+  /** The temporary view through which a refresh reads the pending change of a base table. */
   public static String pendingTable(int tableId) {
     return "ivm_pending_" + tableId;
   }

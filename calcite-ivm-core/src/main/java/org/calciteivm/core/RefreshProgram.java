@@ -8,16 +8,14 @@ import java.util.List;
 /**
  * What a refresh of one view runs, compiled once per view and reused until the view is dropped.
  *
- * <p>A refresh first materializes the consolidated pending change of every base table ({@link
- * Input#materializeSql()}, with the view's watermark and the sealed epoch as parameters), then
- * {@linkplain #choose chooses} how to apply it from which tables changed and how, and runs the
- * statements of that choice. Those depend on the set of changed tables (a join term with an empty
- * delta is left out), so they are compiled on first use for each set and kept ({@link Deltas}).
+ * <p>A refresh finds which base tables have a pending change and whether it has only inserts,
+ * {@linkplain #choose chooses} how to apply it, and runs the statements of that choice. Those
+ * depend on the set of changed tables (a join term with an empty delta is left out), so they are
+ * compiled on first use for each set and kept ({@link Deltas}).
  *
  * @param viewName the view's name
  * @param strategy the merge strategy the view's shape needs
  * @param hiddenColumns the columns of the stored view that users do not see
- * @param inputs one entry per base table
  * @param scannedTableIds the table id of each scan of the view, in join order (a self-join reads
  *     one table twice)
  * @param deltas the delta programs, per set of changed tables and join strategy
@@ -26,24 +24,13 @@ public record RefreshProgram(
     String viewName,
     MergeStrategy strategy,
     ImmutableList<String> hiddenColumns,
-    ImmutableList<Input> inputs,
     ImmutableList<Integer> scannedTableIds,
     Deltas deltas) {
 
   /**
-   * A base table of the view.
-   *
-   * @param tableId the tracked table's id
-   * @param pendingTable the temporary table that receives its consolidated pending change
-   * @param materializeSql creates {@code pendingTable}; parameters: the view's watermark, then the
-   *     epoch sealed by this refresh
-   */
-  public record Input(int tableId, String pendingTable, String materializeSql) {}
-
-  /**
    * What is known about the pending change when a refresh starts.
    *
-   * @param changedTableIds the base tables whose consolidated pending change is not empty
+   * @param changedTableIds the base tables with captured change rows to apply
    * @param insertOnlyTableIds those of them whose change rows all have a positive weight
    */
   public record PendingChange(

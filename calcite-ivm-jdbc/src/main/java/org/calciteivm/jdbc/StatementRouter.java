@@ -49,14 +49,18 @@ final class StatementRouter {
       return new Count(0);
     }
     if (parsed instanceof RefreshMaterializedView refresh) {
-      return new Count(MaterializedViews.refresh(connection, refresh.name()).pendingRows());
+      return new Count(MaterializedViews.refresh(connection, refresh.name(), false).changeRows());
     }
     if (parsed instanceof DropMaterializedView drop) {
       MaterializedViews.drop(connection, drop);
       return new Count(0);
     }
     if (parsed instanceof ExplainRefresh explain) {
-      return lines(duckDb, MaterializedViews.explain(connection, explain.name()));
+      return lines(
+          duckDb,
+          explain.analyze()
+              ? MaterializedViews.explainAnalyze(connection, explain.name())
+              : MaterializedViews.explain(connection, explain.name()));
     }
     if (parsed instanceof SetSetting set) {
       IvmSetting setting = IvmSetting.of(set.name());

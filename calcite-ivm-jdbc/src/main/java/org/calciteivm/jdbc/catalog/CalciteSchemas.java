@@ -33,7 +33,6 @@ public final class CalciteSchemas {
   public static SchemaPlus build(DuckDbCatalog catalog, Collection<TrackedTable> tracked) {
     SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
     SchemaPlus temp = root.add("temp", new AbstractSchema());
-    SchemaPlus internal = root.add(IvmNames.SCHEMA, new AbstractSchema());
     for (Relation relation : catalog.relations()) {
       SchemaPlus schema = root.getSubSchema(relation.schema());
       if (schema == null) {
@@ -49,9 +48,7 @@ public final class CalciteSchemas {
         schema.add(relation.name(), new DuckDbTable(relation, statistic));
       } else {
         schema.add(relation.name(), new DuckDbChangingTable(relation, statistic, table));
-        temp.add(IvmNames.pendingTable(table.id()), new ZSetTable(relation, false));
-        internal.add(
-            IvmNames.deltaTable(table.id(), relation.name()), new ZSetTable(relation, true));
+        temp.add(IvmNames.pendingTable(table.id()), new ZSetTable(relation));
       }
     }
     if (root.getSubSchema("main") == null) {
@@ -138,30 +135,15 @@ public final class CalciteSchemas {
     }
   }
 
-  /**
-   * A Z-set of a table's rows: its columns and a weight, and for a delta table also the epoch the
-   * rows were sealed into.
-   */
+  /** A Z-set of a table's rows: its columns and a weight. */
   static final class ZSetTable extends DuckDbTable {
-    private final boolean withEpoch;
-
-    ZSetTable(Relation relation, boolean withEpoch) {
+    ZSetTable(Relation relation) {
       super(relation, Statistics.UNKNOWN);
-      this.withEpoch = withEpoch;
     }
 
     @Override
     public RelDataType getRowType(RelDataTypeFactory factory) {
-      RelDataType weighted = LogicalDelta.weightedRowType(factory, rowType(factory, relation));
-      if (!withEpoch) {
-        return weighted;
-      }
-      return factory
-          .builder()
-          .addAll(weighted.getFieldList())
-          .add(IvmNames.EPOCH_COLUMN, LogicalDelta.weightType(factory))
-          .nullable(true)
-          .build();
+      return LogicalDelta.weightedRowType(factory, rowType(factory, relation));
     }
   }
 }

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -179,29 +180,14 @@ public final class IvmCatalog {
   public static long seal(Connection connection, TrackedTable table) throws SQLException {
     long epoch;
     try (Statement s = connection.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "UPDATE "
-                    + TABLES
-                    + " SET epoch = epoch + 1 WHERE table_id = "
-                    + table.id()
-                    + " RETURNING epoch")) {
+        ResultSet rs = s.executeQuery(nextEpochsSql(List.of(table.id())))) {
       if (!rs.next()) {
         throw new IllegalStateException("tracked table " + table.id() + " has no catalog row");
       }
-      epoch = rs.getLong(1);
+      epoch = rs.getLong(2);
     }
     try (Statement s = connection.createStatement()) {
-      s.executeUpdate(
-          "UPDATE "
-              + table.deltaTable()
-              + " SET "
-              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " = "
-              + epoch
-              + " WHERE "
-              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " IS NULL");
+      s.executeUpdate(sealSql(table, epoch));
     }
     return epoch;
   }
@@ -245,38 +231,128 @@ public final class IvmCatalog {
     }
   }
 
-  /** The epoch up to which view {@code viewId} has consumed the delta of {@code tableId}. */
-  public static long watermark(Connection connection, int viewId, int tableId) throws SQLException {
-    try (Statement s = connection.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT watermark FROM "
+  /**
+   * The query that finds what view {@code viewId} has to consume: one row per base table among
+   * {@code inputs} with captured rows the view has not consumed, with the columns {@code table_id},
+   * {@code watermark} (the view's), {@code epoch} (the table's last sealed epoch), {@code readers}
+   * (how many views read the table), {@code change_rows} and {@code min_weight} (of those rows, not
+   * consolidated: changes that cancel out still count).
+   */
+  public static String pendingChangesSql(int viewId, List<TrackedTable> inputs) {
+    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    return inputs.stream()
+        .map(
+            table ->
+                "SELECT "
+                    + table.id()
+                    + " AS table_id, w.watermark, t.epoch, (SELECT count(*) FROM "
+                    + INPUTS
+                    + " WHERE table_id = "
+                    + table.id()
+                    + ") AS readers, count(*) AS change_rows, min(d."
+                    + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+                    + ") AS min_weight FROM "
+                    + table.deltaTable()
+                    + " d, (SELECT watermark FROM "
                     + INPUTS
                     + " WHERE view_id = "
                     + viewId
                     + " AND table_id = "
-                    + tableId)) {
-      if (!rs.next()) {
-        throw new IllegalStateException("view " + viewId + " does not read table " + tableId);
-      }
-      return rs.getLong(1);
-    }
+                    + table.id()
+                    + ") w, (SELECT epoch FROM "
+                    + TABLES
+                    + " WHERE table_id = "
+                    + table.id()
+                    + ") t WHERE d."
+                    + epoch
+                    + " IS NULL OR d."
+                    + epoch
+                    + " > w.watermark GROUP BY w.watermark, t.epoch")
+        .collect(Collectors.joining(" UNION ALL "));
   }
 
-  /** Moves the watermark of view {@code viewId} on {@code tableId} to {@code epoch}. */
-  public static void advance(Connection connection, int viewId, int tableId, long epoch)
-      throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.executeUpdate(
-          "UPDATE "
-              + INPUTS
-              + " SET watermark = "
-              + epoch
-              + " WHERE view_id = "
-              + viewId
-              + " AND table_id = "
-              + tableId);
-    }
+  /**
+   * Replaces the temporary view {@link TrackedTable#pendingTable()}: the captured rows of {@code
+   * table} after {@code watermark}, sealed or not yet, as a Z-set (the table's columns and the
+   * weight). Delta plans read a base table's change through it.
+   */
+  public static String pendingViewSql(TrackedTable table, long watermark) {
+    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    String columns =
+        table.relation().columns().stream()
+            .map(c -> IvmNames.quote(c.name()))
+            .collect(Collectors.joining(", "));
+    return "CREATE OR REPLACE TEMP VIEW "
+        + table.pendingTable()
+        + " AS SELECT "
+        + columns
+        + ", "
+        + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+        + " FROM "
+        + table.deltaTable()
+        + " WHERE "
+        + epoch
+        + " IS NULL OR "
+        + epoch
+        + " > "
+        + watermark;
+  }
+
+  /**
+   * Moves the epoch of each table in {@code tableIds} on by one; returns {@code table_id, epoch}.
+   * The rows sealed next get that epoch (see {@link #seal(Connection, TrackedTable)}).
+   */
+  public static String nextEpochsSql(Collection<Integer> tableIds) {
+    return "UPDATE "
+        + TABLES
+        + " SET epoch = epoch + 1 WHERE table_id IN ("
+        + join(tableIds)
+        + ") RETURNING table_id, epoch";
+  }
+
+  /**
+   * Gives the captured rows of {@code table} that no refresh sealed yet the epoch {@code epoch}.
+   */
+  public static String sealSql(TrackedTable table, long epoch) {
+    String column = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    return "UPDATE "
+        + table.deltaTable()
+        + " SET "
+        + column
+        + " = "
+        + epoch
+        + " WHERE "
+        + column
+        + " IS NULL";
+  }
+
+  /** Moves the watermarks of view {@code viewId}: table id to the epoch it has consumed up to. */
+  public static String advanceSql(int viewId, Map<Integer, Long> watermarks) {
+    StringBuilder cases = new StringBuilder("CASE table_id");
+    watermarks.forEach(
+        (table, epoch) -> cases.append(" WHEN ").append(table).append(" THEN ").append(epoch));
+    cases.append(" END");
+    return "UPDATE "
+        + INPUTS
+        + " SET watermark = "
+        + cases
+        + " WHERE view_id = "
+        + viewId
+        + " AND table_id IN ("
+        + join(watermarks.keySet())
+        + ")";
+  }
+
+  /**
+   * Removes every captured row of {@code table} this transaction sees: right after the only view
+   * reading the table consumed them all.
+   */
+  public static String consumeAllSql(TrackedTable table) {
+    return "DELETE FROM " + table.deltaTable();
+  }
+
+  private static String join(Collection<Integer> ids) {
+    return ids.stream().map(String::valueOf).collect(Collectors.joining(", "));
   }
 
   /**
@@ -285,17 +361,21 @@ public final class IvmCatalog {
    */
   public static void collectGarbage(Connection connection, TrackedTable table) throws SQLException {
     try (Statement s = connection.createStatement()) {
-      s.executeUpdate(
-          "DELETE FROM "
-              + table.deltaTable()
-              + " WHERE "
-              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " <= (SELECT coalesce(min(watermark), 9223372036854775807) FROM "
-              + INPUTS
-              + " WHERE table_id = "
-              + table.id()
-              + ")");
+      s.executeUpdate(collectGarbageSql(table));
     }
+  }
+
+  /** The statement of {@link #collectGarbage}. */
+  public static String collectGarbageSql(TrackedTable table) {
+    return "DELETE FROM "
+        + table.deltaTable()
+        + " WHERE "
+        + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+        + " <= (SELECT coalesce(min(watermark), 9223372036854775807) FROM "
+        + INPUTS
+        + " WHERE table_id = "
+        + table.id()
+        + ")";
   }
 
   /**

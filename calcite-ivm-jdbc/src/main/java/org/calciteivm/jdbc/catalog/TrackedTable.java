@@ -15,7 +15,10 @@ public record TrackedTable(int id, Relation relation) {
     return IvmNames.qualified(IvmNames.SCHEMA, IvmNames.deltaTable(id, relation.name()));
   }
 
-  /** The temporary table a refresh fills with its consolidated pending change. */
+  /**
+   * The temporary view through which a refresh's delta plan reads the table's pending change (see
+   * {@link IvmCatalog#pendingViewSql}).
+   */
   public String pendingTable() {
     return IvmNames.qualified("temp", IvmNames.pendingTable(id));
   }

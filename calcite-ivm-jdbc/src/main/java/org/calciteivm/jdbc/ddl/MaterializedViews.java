@@ -167,11 +167,43 @@ public final class MaterializedViews {
         });
   }
 
-  /** {@code REFRESH MATERIALIZED VIEW}: applies the pending changes incrementally. */
-  public static RefreshExecutor.Outcome refresh(IvmConnection connection, ObjectName name)
-      throws SQLException {
+  /**
+   * {@code REFRESH MATERIALIZED VIEW}: applies the pending changes incrementally.
+   *
+   * @param timed whether the outcome lists the statements run with their times
+   */
+  public static RefreshExecutor.Outcome refresh(
+      IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
     ViewEntry view = view(connection, name);
-    return RefreshExecutor.refresh(connection, view, program(connection, view));
+    return RefreshExecutor.refresh(connection, view, program(connection, view), timed);
+  }
+
+  /**
+   * {@code EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW}: refreshes the view and reports each
+   * statement with its time, and the whole refresh's time (which includes compiling the delta
+   * program on first use for a set of changed tables, and the commit).
+   */
+  public static List<String> explainAnalyze(IvmConnection connection, ObjectName name)
+      throws SQLException {
+    long start = System.nanoTime();
+    RefreshExecutor.Outcome outcome = refresh(connection, name, true);
+    long total = System.nanoTime() - start;
+    List<String> lines = new ArrayList<>();
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "refresh of %s: %.3f ms, %d change rows consumed%s",
+            viewName(name),
+            total / 1e6,
+            outcome.changeRows(),
+            outcome.choice() == null
+                ? " (nothing pending)"
+                : ", merged with " + outcome.choice().merge()));
+    for (RefreshExecutor.Step step : outcome.steps()) {
+      lines.add(String.format(Locale.ROOT, "%10.3f ms  %s", step.nanos() / 1e6, step.what()));
+      step.sql().lines().forEach(l -> lines.add("              " + l));
+    }
+    return lines;
   }
 
   /**
@@ -235,17 +267,21 @@ public final class MaterializedViews {
     lines.add("delta plan:");
     delta.deltaPlan().lines().forEach(l -> lines.add("  " + l));
     lines.add("refresh statements, in one transaction:");
-    for (RefreshProgram.Input input : program.inputs()) {
-      lines.add(
-          "  seal and consolidate the pending change of " + tableName(connection, input.tableId()));
-      input.materializeSql().lines().forEach(l -> lines.add("    " + l));
-    }
+    CatalogSnapshot catalog = connection.database().catalog();
+    List<TrackedTable> inputs = new ArrayList<>();
+    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
+    lines.add("  find the pending change:");
+    lines.add("    " + IvmCatalog.pendingChangesSql(view.id(), inputs));
+    lines.add("  per changed table that other views read too: seal its captured rows");
+    lines.add("  per changed table: the temporary view of its change, e.g.");
+    lines.add("    " + IvmCatalog.pendingViewSql(inputs.get(0), 0));
     for (MergeStrategy strategy : delta.statements().keySet()) {
       lines.add("  merge when " + strategy + ":");
       for (String sql : delta.statementsFor(strategy)) {
         sql.lines().forEach(l -> lines.add("    " + l));
       }
     }
+    lines.add("  advance the view's watermarks, delete the change rows every reader has consumed");
     return lines;
   }
 

@@ -1,17 +1,18 @@
 package org.calciteivm.jdbc.refresh;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import org.calciteivm.core.IvmNames;
+import java.util.Map;
+import java.util.TreeMap;
 import org.calciteivm.core.IvmSettings;
 import org.calciteivm.core.RefreshProgram;
-import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
@@ -20,9 +21,26 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Runs one refresh of a view from its compiled {@link RefreshProgram}, in one transaction: seal the
- * base tables' captured changes, consolidate each table's pending change, choose the merge
- * strategy, merge, move the view's watermarks and drop delta rows no view needs any more.
+ * Runs one refresh of a view from its compiled {@link RefreshProgram}, in one transaction.
+ *
+ * <p>The steps, each one statement (per changed base table where it says so):
+ *
+ * <ol>
+ *   <li>find the base tables with captured rows the view has not consumed, with their counts and
+ *       smallest weight (which decide the join terms and the merge strategy);
+ *   <li>seal the rows of changed tables that other views read too: give them the next epoch, so
+ *       that each view can tell later which rows it has consumed (per table);
+ *   <li>point the temporary view that delta plans read a table's change through at the rows after
+ *       the view's watermark (per table);
+ *   <li>apply the view delta with the chosen merge strategy;
+ *   <li>move the view's watermarks;
+ *   <li>delete captured rows every reader has consumed (per table; a table only this view reads
+ *       needs no seal: every row it sees is consumed here and deleted).
+ * </ol>
+ *
+ * Captured rows are not consolidated per base table: a join is linear in each side and the view
+ * delta is consolidated before it is merged, so consolidating each table's change first would only
+ * add a pass over it.
  */
 public final class RefreshExecutor {
   private RefreshExecutor() {}
@@ -30,48 +48,57 @@ public final class RefreshExecutor {
   /**
    * What a refresh did.
    *
-   * @param pendingRows the consolidated change rows it applied, over all base tables
+   * @param changeRows the captured change rows it consumed, over all base tables
    * @param choice how it applied them, or null if there was nothing to apply
+   * @param steps the statements it ran with their times, if it was asked to time them
    */
-  public record Outcome(long pendingRows, RefreshProgram.@Nullable Choice choice) {}
+  public record Outcome(
+      long changeRows, RefreshProgram.@Nullable Choice choice, ImmutableList<Step> steps) {}
+
+  /**
+   * One statement of a refresh.
+   *
+   * @param what what the statement does
+   * @param sql the statement
+   * @param nanos how long it ran
+   */
+  public record Step(String what, String sql, long nanos) {}
 
   /**
    * Refreshes {@code view}. A view with no pending change returns at once, without a transaction,
-   * after one cheap query per base table.
+   * after one query over its base tables' change logs.
+   *
+   * @param timed whether to record each statement and its time in the outcome
    */
-  public static Outcome refresh(IvmConnection connection, ViewEntry view, RefreshProgram program)
+  public static Outcome refresh(
+      IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
-    Connection duckDb = connection.duckDb();
-    if (pendingInputs(duckDb, catalog, view).isEmpty()) {
-      return new Outcome(0, null);
+    List<TrackedTable> inputs = new ArrayList<>();
+    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
+    String pendingSql = IvmCatalog.pendingChangesSql(view.id(), inputs);
+    Steps steps = new Steps(connection.duckDb(), timed);
+    if (steps.pending(pendingSql).isEmpty()) {
+      return new Outcome(0, null, steps.timings());
     }
     return connection
         .database()
-        .refreshing(() -> refreshRetryingConflicts(connection, view, program));
-  }
-
-  /**
-   * Refreshes, starting over when the transaction conflicts with another one that sealed the same
-   * change log (possible when a refresh inside a user's transaction commits later).
-   */
-  private static Outcome refreshRetryingConflicts(
-      IvmConnection connection, ViewEntry view, RefreshProgram program) throws SQLException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return refreshOnce(connection, view, program);
-      } catch (SQLException e) {
-        if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
-          throw e;
-        }
-        try {
-          Thread.sleep(attempt * 10L);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-      }
-    }
+        .refreshing(
+            () -> {
+              for (int attempt = 1; ; attempt++) {
+                try {
+                  return connection.atomically(
+                      () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
+                } catch (SQLException e) {
+                  // a refresh inside a user's transaction that commits later can seal the same
+                  // change log as this one: start over
+                  if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
+                    throw e;
+                  }
+                  sleep(attempt * 10L, e);
+                }
+              }
+            });
   }
 
   private static final int MAX_ATTEMPTS = 5;
@@ -80,64 +107,87 @@ public final class RefreshExecutor {
     return String.valueOf(e.getMessage()).contains("Conflict");
   }
 
-  private static Outcome refreshOnce(
-      IvmConnection connection, ViewEntry view, RefreshProgram program) throws SQLException {
-    CatalogSnapshot catalog = connection.database().catalog();
-    Connection duckDb = connection.duckDb();
-    IvmSettings settings = connection.settings();
-    return connection.atomically(
-        () -> {
-          long rows = 0;
-          ImmutableSet.Builder<Integer> changed = ImmutableSet.builder();
-          ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
-          try (Statement statement = duckDb.createStatement()) {
-            for (RefreshProgram.Input input : program.inputs()) {
-              TrackedTable table = catalog.trackedTable(input.tableId());
-              long sealed = IvmCatalog.seal(duckDb, table);
-              long watermark = IvmCatalog.watermark(duckDb, view.id(), table.id());
-              try (PreparedStatement materialize =
-                  duckDb.prepareStatement(input.materializeSql())) {
-                materialize.setLong(1, watermark);
-                materialize.setLong(2, sealed);
-                materialize.execute();
-                long inputRows = materialize.getLargeUpdateCount();
-                rows += inputRows;
-                if (inputRows > 0) {
-                  changed.add(input.tableId());
-                  if (minimumWeight(statement, input.pendingTable()) > 0) {
-                    insertOnly.add(input.tableId());
-                  }
-                }
-              }
-              IvmCatalog.advance(duckDb, view.id(), table.id(), sealed);
-            }
-            RefreshProgram.Choice choice = null;
-            if (rows > 0) {
-              choice =
-                  program.choose(
-                      new RefreshProgram.PendingChange(changed.build(), insertOnly.build()),
-                      settings);
-              for (String sql : choice.delta().statementsFor(choice.merge())) {
-                statement.execute(sql);
-              }
-            }
-            for (RefreshProgram.Input input : program.inputs()) {
-              IvmCatalog.collectGarbage(duckDb, catalog.trackedTable(input.tableId()));
-              statement.execute("DROP TABLE IF EXISTS " + input.pendingTable());
-            }
-            return new Outcome(rows, choice);
-          }
-        });
-  }
-
-  private static long minimumWeight(Statement statement, String pendingTable) throws SQLException {
-    try (ResultSet rs =
-        statement.executeQuery(
-            "SELECT min(" + IvmNames.quote(ZSets.WEIGHT_COLUMN) + ") FROM " + pendingTable)) {
-      rs.next();
-      return rs.getLong(1);
+  private static void sleep(long millis, SQLException cause) throws SQLException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw cause;
     }
   }
+
+  private static Outcome refreshOnce(
+      IvmConnection connection,
+      ViewEntry view,
+      RefreshProgram program,
+      String pendingSql,
+      Steps steps,
+      CatalogSnapshot catalog)
+      throws SQLException {
+    IvmSettings settings = connection.settings();
+    // again inside the transaction: what it sees is what it consumes
+    Map<Integer, PendingInput> pending = steps.pending(pendingSql);
+    if (pending.isEmpty()) {
+      return new Outcome(0, null, steps.timings());
+    }
+    Map<Integer, Long> consumedUpTo = new TreeMap<>();
+    List<Integer> shared = new ArrayList<>();
+    for (PendingInput input : pending.values()) {
+      consumedUpTo.put(input.tableId(), input.epoch());
+      if (input.readers() > 1) {
+        shared.add(input.tableId());
+      }
+    }
+    if (!shared.isEmpty()) {
+      steps.query(
+          "next epoch of the tables other views read too",
+          IvmCatalog.nextEpochsSql(shared),
+          rs -> consumedUpTo.put(rs.getInt(1), rs.getLong(2)));
+      for (int tableId : shared) {
+        TrackedTable table = catalog.trackedTable(tableId);
+        steps.execute(
+            "seal the change of " + table.relation().displayName(),
+            IvmCatalog.sealSql(table, consumedUpTo.get(tableId)));
+      }
+    }
+    long rows = 0;
+    ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
+    for (PendingInput input : pending.values()) {
+      TrackedTable table = catalog.trackedTable(input.tableId());
+      steps.execute(
+          "the change of " + table.relation().displayName(),
+          IvmCatalog.pendingViewSql(table, input.watermark()));
+      rows += input.rows();
+      if (input.minWeight() > 0) {
+        insertOnly.add(input.tableId());
+      }
+    }
+    RefreshProgram.Choice choice =
+        program.choose(
+            new RefreshProgram.PendingChange(
+                ImmutableSet.copyOf(pending.keySet()), insertOnly.build()),
+            settings);
+    for (String sql : choice.delta().statementsFor(choice.merge())) {
+      steps.execute("merge (" + choice.merge() + ")", sql);
+    }
+    steps.execute("advance the view's watermarks", IvmCatalog.advanceSql(view.id(), consumedUpTo));
+    for (PendingInput input : pending.values()) {
+      TrackedTable table = catalog.trackedTable(input.tableId());
+      steps.execute(
+          "delete consumed change rows of " + table.relation().displayName(),
+          input.readers() > 1
+              ? IvmCatalog.collectGarbageSql(table)
+              : IvmCatalog.consumeAllSql(table));
+    }
+    return new Outcome(rows, choice, steps.timings());
+  }
+
+  /**
+   * A base table with captured rows the refreshing view has not consumed: a row of {@link
+   * IvmCatalog#pendingChangesSql}.
+   */
+  private record PendingInput(
+      int tableId, long watermark, long epoch, long readers, long rows, long minWeight) {}
 
   /**
    * The base tables of {@code view} with captured rows the view has not consumed (their changes may
@@ -145,34 +195,73 @@ public final class RefreshExecutor {
    */
   public static ImmutableSet<Integer> pendingInputs(
       Connection duckDb, CatalogSnapshot catalog, ViewEntry view) throws SQLException {
-    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    // one statement for all base tables: on a refresh with nothing to do, this is all it costs
-    List<String> probes = new ArrayList<>();
-    for (int tableId : view.inputTableIds()) {
-      probes.add(
-          "SELECT "
-              + tableId
-              + " WHERE EXISTS (SELECT 1 FROM "
-              + catalog.trackedTable(tableId).deltaTable()
-              + " WHERE "
-              + epoch
-              + " IS NULL OR "
-              + epoch
-              + " > (SELECT watermark FROM "
-              + IvmNames.qualified(IvmNames.SCHEMA, "view_inputs")
-              + " WHERE view_id = "
-              + view.id()
-              + " AND table_id = "
-              + tableId
-              + "))");
+    List<TrackedTable> inputs = new ArrayList<>();
+    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
+    return ImmutableSet.copyOf(
+        new Steps(duckDb, false).pending(IvmCatalog.pendingChangesSql(view.id(), inputs)).keySet());
+  }
+
+  /** Runs a refresh's statements on one DuckDB connection, timing them when asked. */
+  private static final class Steps {
+    private final Connection duckDb;
+    private final @Nullable List<Step> timings;
+
+    Steps(Connection duckDb, boolean timed) {
+      this.duckDb = duckDb;
+      this.timings = timed ? new ArrayList<>() : null;
     }
-    ImmutableSet.Builder<Integer> pending = ImmutableSet.builder();
-    try (Statement statement = duckDb.createStatement();
-        ResultSet rs = statement.executeQuery(String.join(" UNION ALL ", probes))) {
-      while (rs.next()) {
-        pending.add(rs.getInt(1));
+
+    ImmutableList<Step> timings() {
+      return timings == null ? ImmutableList.of() : ImmutableList.copyOf(timings);
+    }
+
+    Map<Integer, PendingInput> pending(String sql) throws SQLException {
+      Map<Integer, PendingInput> pending = new LinkedHashMap<>();
+      query(
+          "find the pending change",
+          sql,
+          rs ->
+              pending.put(
+                  rs.getInt("table_id"),
+                  new PendingInput(
+                      rs.getInt("table_id"),
+                      rs.getLong("watermark"),
+                      rs.getLong("epoch"),
+                      rs.getLong("readers"),
+                      rs.getLong("change_rows"),
+                      rs.getLong("min_weight"))));
+      return pending;
+    }
+
+    void execute(String what, String sql) throws SQLException {
+      long start = System.nanoTime();
+      try (Statement statement = duckDb.createStatement()) {
+        statement.execute(sql);
+      }
+      record(what, sql, start);
+    }
+
+    void query(String what, String sql, RowReader reader) throws SQLException {
+      long start = System.nanoTime();
+      try (Statement statement = duckDb.createStatement();
+          ResultSet rs = statement.executeQuery(sql)) {
+        while (rs.next()) {
+          reader.read(rs);
+        }
+      }
+      record(what, sql, start);
+    }
+
+    private void record(String what, String sql, long start) {
+      if (timings != null) {
+        timings.add(new Step(what, sql, System.nanoTime() - start));
       }
     }
-    return pending.build();
+  }
+
+  /** Reads one row of a result. */
+  @FunctionalInterface
+  private interface RowReader {
+    void read(ResultSet rs) throws SQLException;
   }
 }

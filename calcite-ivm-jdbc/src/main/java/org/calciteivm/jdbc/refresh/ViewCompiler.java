@@ -46,7 +46,6 @@ import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.JoinTerms;
-import org.calciteivm.rules.delta.LogicalDelta;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.calciteivm.rules.sql.SqlUnparser;
@@ -261,19 +260,6 @@ public final class ViewCompiler {
    */
   public RefreshProgram program(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
-    List<RefreshProgram.Input> inputs = new ArrayList<>();
-    RelBuilder scans = planner.relBuilder();
-    for (int tableId : view.inputTableIds()) {
-      TrackedTable table = trackedTable(tracked, tableId);
-      inputs.add(
-          new RefreshProgram.Input(
-              tableId,
-              table.pendingTable(),
-              "CREATE OR REPLACE TEMP TABLE "
-                  + table.pendingTable()
-                  + " AS "
-                  + UNPARSER.toSql(pendingChange(scans, table))));
-    }
     ImmutableList.Builder<Integer> scannedTableIds = ImmutableList.builder();
     for (RelOptTable scanned : JoinTerms.scannedTables(plan)) {
       scannedTableIds.add(trackedTableOf(tracked, scanned).id());
@@ -294,19 +280,7 @@ public final class ViewCompiler {
                 .map(AggregateState.StateColumn::name)
                 .collect(ImmutableList.toImmutableList());
     return new RefreshProgram(
-        view.name(),
-        analysis.strategy(),
-        hidden,
-        ImmutableList.copyOf(inputs),
-        scannedTableIds.build(),
-        deltas);
-  }
-
-  private static TrackedTable trackedTable(Collection<TrackedTable> tracked, int tableId) {
-    return tracked.stream()
-        .filter(t -> t.id() == tableId)
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("untracked input " + tableId));
+        view.name(), analysis.strategy(), hidden, scannedTableIds.build(), deltas);
   }
 
   /** The tracked table a scan of the view reads. */
@@ -448,27 +422,5 @@ public final class ViewCompiler {
     }
     names.add(ZSets.WEIGHT_COLUMN);
     return builder.push(delta).project(builder.fields(), names, true).build();
-  }
-
-  /**
-   * The consolidated change of {@code table} between two epochs: {@code Σ_w σ(watermark < epoch <=
-   * sealed)(ΔT)} with the watermark and the sealed epoch as parameters 1 and 2.
-   */
-  private static RelNode pendingChange(RelBuilder builder, TrackedTable table) {
-    builder.scan(IvmNames.SCHEMA, IvmNames.deltaTable(table.id(), table.relation().name()));
-    RelDataType epochType = LogicalDelta.weightType(builder.getTypeFactory());
-    RexNode epoch = builder.field(IvmNames.EPOCH_COLUMN);
-    builder.filter(
-        builder.call(
-            SqlStdOperatorTable.GREATER_THAN,
-            epoch,
-            builder.getRexBuilder().makeDynamicParam(epochType, 0)),
-        builder.call(
-            SqlStdOperatorTable.LESS_THAN_OR_EQUAL,
-            epoch,
-            builder.getRexBuilder().makeDynamicParam(epochType, 1)));
-    int tupleAndWeight = table.relation().columns().size() + 1;
-    builder.project(builder.fields().subList(0, tupleAndWeight));
-    return Consolidation.consolidate(builder, builder.build());
   }
 }

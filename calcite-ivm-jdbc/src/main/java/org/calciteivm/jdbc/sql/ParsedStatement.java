@@ -18,8 +18,11 @@ public sealed interface ParsedStatement {
   /** {@code DROP MATERIALIZED VIEW [IF EXISTS] name}. */
   record DropMaterializedView(ObjectName name, boolean ifExists) implements ParsedStatement {}
 
-  /** {@code EXPLAIN REFRESH MATERIALIZED VIEW name}. */
-  record ExplainRefresh(ObjectName name) implements ParsedStatement {}
+  /**
+   * {@code EXPLAIN [ANALYZE] REFRESH MATERIALIZED VIEW name}; with {@code ANALYZE} ({@code
+   * analyze}) the refresh runs and its statements are reported with their times.
+   */
+  record ExplainRefresh(ObjectName name, boolean analyze) implements ParsedStatement {}
 
   /** {@code SET ivm_name = value}. */
   record SetSetting(String name, String value) implements ParsedStatement {}

@@ -157,7 +157,10 @@ public final class StatementParser {
       throws SQLException {
     in.next();
     if (in.acceptAll("REFRESH", "MATERIALIZED", "VIEW")) {
-      return new ExplainRefresh(endsAfter(in, in.name()));
+      return new ExplainRefresh(endsAfter(in, in.name()), false);
+    }
+    if (in.acceptAll("ANALYZE", "REFRESH", "MATERIALIZED", "VIEW")) {
+      return new ExplainRefresh(endsAfter(in, in.name()), true);
     }
     // EXPLAIN ANALYZE runs its statement: a write under it must be captured like any other
     if (in.accept("ANALYZE")) {
