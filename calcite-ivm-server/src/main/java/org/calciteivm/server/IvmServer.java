@@ -1,0 +1,315 @@
+package org.calciteivm.server;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.calcite.avatica.remote.Driver.Serialization;
+import org.apache.calcite.avatica.remote.LocalService;
+import org.apache.calcite.avatica.server.HttpServer;
+import org.apache.calcite.avatica.server.ServerCustomizer;
+import org.calciteivm.jdbc.IvmDriver;
+import org.calciteivm.server.auth.PasswordHash;
+import org.calciteivm.server.auth.UsersFile;
+import org.calciteivm.server.auth.UsersLoginService;
+import org.eclipse.jetty.security.ConstraintMapping;
+import org.eclipse.jetty.security.ConstraintSecurityHandler;
+import org.eclipse.jetty.security.authentication.BasicAuthenticator;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.StatisticsHandler;
+import org.eclipse.jetty.util.security.Constraint;
+
+/**
+ * An Avatica HTTP server (protobuf serialization) over one calcite-ivm database: remote clients
+ * connect with Avatica's JDBC driver ({@code jdbc:avatica:remote:url=...;serialization=protobuf})
+ * and use the database as embedded connections do.
+ *
+ * <p>Safe by default: it listens on 127.0.0.1 unless told otherwise, and refuses to listen on any
+ * other address without a users file (HTTP BASIC, {@link UsersFile}) unless explicitly made {@link
+ * Builder#insecure insecure}.
+ *
+ * <p>The server keeps a connection of its own to the database for its whole life, so the database
+ * stays open (and its compiled views cached) while no client is connected, and a file that another
+ * process holds fails at start. {@link #close} stops accepting requests, lets the running ones
+ * finish (up to the {@link Builder#stopTimeout stop timeout}), rolls back transactions that clients
+ * left open, closes every connection and thereby the database.
+ */
+public final class IvmServer implements AutoCloseable {
+  /** The HTTP realm of BASIC authentication. */
+  public static final String REALM = "calcite-ivm";
+
+  private final HttpServer http;
+  private final IvmMeta meta;
+  private final Connection anchor;
+  private final String database;
+  private final String host;
+  private final boolean authenticated;
+  private final StatisticsHandler statistics;
+  private boolean closed;
+
+  private IvmServer(
+      HttpServer http,
+      IvmMeta meta,
+      Connection anchor,
+      String database,
+      String host,
+      boolean authenticated,
+      StatisticsHandler statistics) {
+    this.http = http;
+    this.meta = meta;
+    this.anchor = anchor;
+    this.database = database;
+    this.host = host;
+    this.authenticated = authenticated;
+    this.statistics = statistics;
+  }
+
+  /** A builder of a server over the database file {@code database}, or in-memory if null. */
+  public static Builder builder(Path database) {
+    return new Builder(database);
+  }
+
+  /** The port the server listens on. */
+  public int port() {
+    return http.getPort();
+  }
+
+  /** The address the server listens on, as written in its URL. */
+  public String host() {
+    return host;
+  }
+
+  /** The server's HTTP URL, such as {@code http://127.0.0.1:8765}. */
+  public String url() {
+    return "http://" + host + ":" + port();
+  }
+
+  /** The JDBC URL a client connects with (Avatica's remote driver, protobuf serialization). */
+  public String jdbcUrl() {
+    return "jdbc:avatica:remote:url=" + url() + ";serialization=protobuf";
+  }
+
+  /** What the server serves: the database file, or {@code in-memory}. */
+  public String database() {
+    return database;
+  }
+
+  /** Whether clients must authenticate. */
+  public boolean authenticated() {
+    return authenticated;
+  }
+
+  /** The number of HTTP requests being handled right now. */
+  public int activeRequests() {
+    return statistics.getRequestsActive();
+  }
+
+  /** The number of open client connections. */
+  public long openConnections() {
+    return meta.openConnections();
+  }
+
+  /** Waits until the server has stopped. */
+  public void join() throws InterruptedException {
+    http.join();
+  }
+
+  /**
+   * Stops the server: no new requests; running requests finish within the stop timeout; open
+   * transactions of clients roll back; every connection closes, and with the last one the database.
+   * Calling it again does nothing.
+   */
+  @Override
+  public synchronized void close() throws SQLException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException stopFailure = null;
+    try {
+      http.stop();
+    } catch (RuntimeException e) {
+      stopFailure = e;
+    }
+    List<SQLException> errors = meta.closeAll();
+    try {
+      anchor.close();
+    } catch (SQLException e) {
+      errors.add(e);
+    }
+    if (!errors.isEmpty()) {
+      SQLException first = errors.get(0);
+      errors.subList(1, errors.size()).forEach(first::addSuppressed);
+      if (stopFailure != null) {
+        first.addSuppressed(stopFailure);
+      }
+      throw first;
+    }
+    if (stopFailure != null) {
+      throw stopFailure;
+    }
+  }
+
+  /** Options of a server; {@link #start} validates them and starts it. */
+  public static final class Builder {
+    private final Path database;
+    private int port = 8765;
+    private String bind = "127.0.0.1";
+    private Map<String, PasswordHash> users;
+    private boolean insecure;
+    private Duration stopTimeout = Duration.ofSeconds(30);
+
+    private Builder(Path database) {
+      this.database = database;
+    }
+
+    /** The port to listen on; 0 picks a free one. Default 8765. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("not a port: " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The address to listen on, a name or an IP address. Default 127.0.0.1. */
+    public Builder bind(String address) {
+      this.bind = Objects.requireNonNull(address);
+      return this;
+    }
+
+    /** Requires HTTP BASIC authentication as one of {@code users}. */
+    public Builder users(Map<String, PasswordHash> users) {
+      this.users = Map.copyOf(users);
+      return this;
+    }
+
+    /** Requires HTTP BASIC authentication as one of the users in {@code file}. */
+    public Builder usersFile(Path file) throws IOException {
+      return users(UsersFile.read(file));
+    }
+
+    /** Allows listening on an address other than loopback without authentication. */
+    public Builder insecure(boolean insecure) {
+      this.insecure = insecure;
+      return this;
+    }
+
+    /** How long {@link IvmServer#close} waits for running requests. Default 30 seconds. */
+    public Builder stopTimeout(Duration timeout) {
+      this.stopTimeout = Objects.requireNonNull(timeout);
+      return this;
+    }
+
+    /**
+     * Opens the database and starts listening.
+     *
+     * @throws IllegalArgumentException if the address is unknown, or not a loopback address while
+     *     neither users nor {@code insecure} are given, or the users are empty
+     * @throws SQLException if the database cannot be opened
+     */
+    public IvmServer start() throws SQLException {
+      InetAddress address;
+      try {
+        address = InetAddress.getByName(bind);
+      } catch (UnknownHostException e) {
+        throw new IllegalArgumentException("unknown address to bind: " + bind, e);
+      }
+      if (users == null && !insecure && !address.isLoopbackAddress()) {
+        throw new IllegalArgumentException(
+            "refusing to listen on "
+                + bind
+                + " without authentication: anyone who can reach it could read and change the"
+                + " database. Give a users file (--users FILE), or --insecure if that is what you"
+                + " want");
+      }
+      if (users != null && users.isEmpty()) {
+        throw new IllegalArgumentException("the users file lists no user: nobody could connect");
+      }
+      String path =
+          database == null
+              // A named in-memory database, so that all clients share it.
+              ? ":memory:calcite_ivm_server_" + UUID.randomUUID().toString().replace("-", "")
+              : database.toString();
+      String jdbcUrl = IvmDriver.PREFIX + path;
+      IvmMeta meta = new IvmMeta(jdbcUrl);
+      Connection anchor = DriverManager.getConnection(jdbcUrl);
+      StatisticsHandler statistics = new StatisticsHandler();
+      ServerCustomizer<Server> customizer =
+          server -> customize(server, address.getHostAddress(), statistics);
+      HttpServer http =
+          new HttpServer.Builder<Server>()
+              .withHandler(new LocalService(meta), Serialization.PROTOBUF)
+              .withPort(port)
+              .withServerCustomizers(List.of(customizer), Server.class)
+              .build();
+      try {
+        http.start();
+      } catch (RuntimeException e) {
+        try {
+          anchor.close();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      String host =
+          address instanceof Inet6Address
+              ? "[" + address.getHostAddress() + "]"
+              : address.getHostAddress();
+      return new IvmServer(
+          http,
+          meta,
+          anchor,
+          database == null ? "in-memory" : database.toString(),
+          host,
+          users != null,
+          statistics);
+    }
+
+    /**
+     * Binds the connector to the address, puts authentication in front of Avatica's handler when
+     * there are users, and counts requests so that a stop waits for the running ones.
+     */
+    private void customize(Server server, String host, StatisticsHandler statistics) {
+      for (Connector connector : server.getConnectors()) {
+        ((ServerConnector) connector).setHost(host);
+      }
+      Handler avatica = server.getHandler();
+      if (users != null) {
+        ConstraintSecurityHandler security = security(users);
+        security.setHandler(avatica);
+        avatica = security;
+      }
+      statistics.setHandler(avatica);
+      server.setHandler(statistics);
+      server.setStopTimeout(stopTimeout.toMillis());
+    }
+
+    private static ConstraintSecurityHandler security(Map<String, PasswordHash> users) {
+      Constraint constraint = new Constraint(Constraint.__BASIC_AUTH, UsersLoginService.ROLE);
+      constraint.setAuthenticate(true);
+      ConstraintMapping mapping = new ConstraintMapping();
+      mapping.setConstraint(constraint);
+      mapping.setPathSpec("/*");
+      ConstraintSecurityHandler security = new ConstraintSecurityHandler();
+      security.setAuthenticator(new BasicAuthenticator());
+      security.setLoginService(new UsersLoginService(REALM, users));
+      security.setRealmName(REALM);
+      security.setConstraintMappings(new ConstraintMapping[] {mapping});
+      return security;
+    }
+  }
+}
