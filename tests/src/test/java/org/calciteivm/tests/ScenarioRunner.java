@@ -45,7 +45,9 @@ import java.util.regex.Pattern;
  * explicit transaction it checks that the database (catalog and table contents) is unchanged.
  *
  * <p>Every connection is opened with the same JDBC properties, none unless given to {@link
- * #run(Path, Properties)}.
+ * #run(Path, Properties)}. Connections are those of the calcite-ivm driver to the database file,
+ * unless {@link #run(Path, Properties, Databases)} is given another way to reach it (such as a
+ * server).
  */
 final class ScenarioRunner implements AutoCloseable {
   private static final String NAME = "(\"(?:[^\"]|\"\")+\"|[\\w.]+)";
@@ -69,24 +71,56 @@ final class ScenarioRunner implements AutoCloseable {
       Pattern.compile(
           "\\s*(COMMIT|ROLLBACK|END|ABORT)\\b.*", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 
+  /** How a script reaches its database file: opens it and then connections to it. */
+  @FunctionalInterface
+  interface Databases {
+    /** Connections of the calcite-ivm driver to the file itself. */
+    Databases EMBEDDED =
+        file ->
+            new Database() {
+              @Override
+              public Connection connect(Properties properties) throws SQLException {
+                return DriverManager.getConnection("jdbc:ivm:duckdb:" + file, properties);
+              }
+
+              @Override
+              public void close() {}
+            };
+
+    /** Opens the database file {@code file}. */
+    Database open(Path file) throws SQLException;
+  }
+
+  /** An open database: where connections come from until it is closed. */
+  interface Database extends AutoCloseable {
+    /** Opens a connection with {@code properties}. */
+    Connection connect(Properties properties) throws SQLException;
+
+    @Override
+    void close() throws SQLException;
+  }
+
   /** A materialized view as the script created it: the name as written and its query. */
   private record View(String name, String query) {}
 
   private final String file;
   private final Path directory;
-  private final String url;
+  private final Databases databases;
   private final Properties properties;
+  private Database database;
   private final Map<String, View> views = new HashMap<>();
   private final Map<String, Connection> connections = new HashMap<>();
   private final Set<String> inTransaction = new HashSet<>();
   private String current = "default";
   private Connection connection;
 
-  private ScenarioRunner(String file, Path directory, Properties properties) throws SQLException {
+  private ScenarioRunner(String file, Path directory, Properties properties, Databases databases)
+      throws SQLException {
     this.file = file;
     this.directory = directory;
-    this.url = "jdbc:ivm:duckdb:" + directory.resolve("scenario.duckdb");
+    this.databases = databases;
     this.properties = properties;
+    this.database = databases.open(directory.resolve("scenario.duckdb"));
     use("default");
   }
 
@@ -100,9 +134,18 @@ final class ScenarioRunner implements AutoCloseable {
    * connection with {@code properties} (such as settings {@code ivm_*}).
    */
   static void run(Path script, Properties properties) throws IOException, SQLException {
+    run(script, properties, Databases.EMBEDDED);
+  }
+
+  /**
+   * Runs the script at {@code script} on a new database in a temporary directory, reached through
+   * {@code databases}, opening every connection with {@code properties}.
+   */
+  static void run(Path script, Properties properties, Databases databases)
+      throws IOException, SQLException {
     Path directory = Files.createTempDirectory("ivm-scenario");
     try (ScenarioRunner runner =
-        new ScenarioRunner(script.getFileName().toString(), directory, properties)) {
+        new ScenarioRunner(script.getFileName().toString(), directory, properties, databases)) {
       runner.runLines(Files.readAllLines(script));
     } finally {
       try (var paths = Files.walk(directory)) {
@@ -254,13 +297,14 @@ final class ScenarioRunner implements AutoCloseable {
     current = name;
     connection = connections.get(name);
     if (connection == null) {
-      connection = DriverManager.getConnection(url, properties);
+      connection = database.connect(properties);
       connections.put(name, connection);
     }
   }
 
   private void reopen() throws SQLException {
     close();
+    database = databases.open(directory.resolve("scenario.duckdb"));
     connections.clear();
     inTransaction.clear();
     use("default");
@@ -317,5 +361,6 @@ final class ScenarioRunner implements AutoCloseable {
     for (Connection open : connections.values()) {
       open.close();
     }
+    database.close();
   }
 }
