@@ -145,6 +145,38 @@ class DriverContractTest {
     }
   }
 
+  @Test
+  void explainAnalyzeRefreshRefreshesAndTimesEachStatement() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      createTableAndView(connection);
+      // a second reader of t: the refresh must seal t's rows for it
+      execute(connection, "CREATE MATERIALIZED VIEW w AS SELECT k FROM t WHERE k > 1");
+      execute(connection, "INSERT INTO t VALUES (3, 'c'), (4, 'd')");
+      execute(connection, "DELETE FROM t WHERE k = 1");
+      List<String> lines = explainAnalyze(connection, "v");
+      assertThat(lines.get(0)).startsWith("refresh of v: ").contains("3 change rows consumed");
+      assertThat(lines).anyMatch(l -> l.contains("ms  seal the change of"));
+      assertThat(lines).anyMatch(l -> l.contains("ms  merge ("));
+      ViewCheck.assertMatches(connection, "v", VIEW_QUERY, "after EXPLAIN ANALYZE REFRESH");
+      assertThat(explainAnalyze(connection, "v").get(0)).contains("(nothing pending)");
+      execute(connection, "REFRESH MATERIALIZED VIEW w");
+      ViewCheck.assertMatches(connection, "w", "SELECT k FROM t WHERE k > 1", "second reader");
+    }
+  }
+
+  private static List<String> explainAnalyze(Connection connection, String view)
+      throws SQLException {
+    List<String> lines = new ArrayList<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet result =
+            statement.executeQuery("EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW " + view)) {
+      while (result.next()) {
+        lines.add(result.getString(1));
+      }
+    }
+    return lines;
+  }
+
   private static Connection connect(String property, String value) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty(property, value);

@@ -65,8 +65,8 @@ public final class RefreshExecutor {
   public record Step(String what, String sql, long nanos) {}
 
   /**
-   * Refreshes {@code view}. A view with no pending change returns at once, without a transaction,
-   * after one query over its base tables' change logs.
+   * Refreshes {@code view}. A view with no pending change costs one query (in a transaction that
+   * writes nothing).
    *
    * @param timed whether to record each statement and its time in the outcome
    */
@@ -78,9 +78,6 @@ public final class RefreshExecutor {
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     String pendingSql = IvmCatalog.pendingChangesSql(view.id(), inputs);
     Steps steps = new Steps(connection.duckDb(), timed);
-    if (steps.pending(pendingSql).isEmpty()) {
-      return new Outcome(0, null, steps.timings());
-    }
     return connection
         .database()
         .refreshing(
@@ -125,7 +122,7 @@ public final class RefreshExecutor {
       CatalogSnapshot catalog)
       throws SQLException {
     IvmSettings settings = connection.settings();
-    // again inside the transaction: what it sees is what it consumes
+    // inside the transaction: what it sees is what it consumes
     Map<Integer, PendingInput> pending = steps.pending(pendingSql);
     if (pending.isEmpty()) {
       return new Outcome(0, null, steps.timings());
