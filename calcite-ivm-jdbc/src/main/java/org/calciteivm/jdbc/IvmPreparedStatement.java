@@ -28,6 +28,9 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
   private final IvmConnection connection;
   private final CapturePlan capture;
 
+  /** Rows written by the last captured {@link #execute}: the stage statement forgets them. */
+  private long capturedCount = -1;
+
   private IvmPreparedStatement(
       IvmConnection connection, PreparedStatement duckDb, CapturePlan capture) {
     super(duckDb);
@@ -56,8 +59,18 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     if (capture == null) {
       return preparedDelegate.execute();
     }
-    executeLargeUpdate();
+    capturedCount = executeLargeUpdate();
     return false;
+  }
+
+  @Override
+  public int getUpdateCount() throws SQLException {
+    return capture == null ? preparedDelegate.getUpdateCount() : (int) capturedCount;
+  }
+
+  @Override
+  public long getLargeUpdateCount() throws SQLException {
+    return capture == null ? preparedDelegate.getLargeUpdateCount() : capturedCount;
   }
 
   @Override
