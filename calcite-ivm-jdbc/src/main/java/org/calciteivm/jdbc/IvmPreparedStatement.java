@@ -4,16 +4,20 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Objects;
 import java.util.Optional;
 import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.capture.ChangeCapture;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.delegate.DelegatingPreparedStatement;
 import org.calciteivm.jdbc.sql.ParsedStatement;
 import org.calciteivm.jdbc.sql.ParsedStatement.Other;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.StatementParser;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A prepared statement of a calcite-ivm connection.
@@ -26,16 +30,31 @@ import org.calciteivm.jdbc.sql.StatementParser;
  */
 final class IvmPreparedStatement extends DelegatingPreparedStatement {
   private final IvmConnection connection;
-  private final CapturePlan capture;
+  private final @Nullable CapturePlan capture;
+
+  /** The write this statement is, or null if it is none. */
+  private final @Nullable Write write;
+
+  private final String sql;
+
+  /** The catalog {@link #capture} was planned with. */
+  private CatalogSnapshot plannedWith;
 
   /** Rows written by the last captured {@link #execute}: the stage statement forgets them. */
   private long capturedCount = -1;
 
   private IvmPreparedStatement(
-      IvmConnection connection, PreparedStatement duckDb, CapturePlan capture) {
+      IvmConnection connection,
+      PreparedStatement duckDb,
+      @Nullable CapturePlan capture,
+      @Nullable Write write,
+      String sql) {
     super(duckDb);
     this.connection = connection;
     this.capture = capture;
+    this.write = write;
+    this.sql = sql;
+    this.plannedWith = connection.database().catalog();
   }
 
   static PreparedStatement prepare(IvmConnection connection, String sql) throws SQLException {
@@ -46,16 +65,40 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
       if (plan.isPresent()) {
         plan.get().setUp(duckDb);
         return new IvmPreparedStatement(
-            connection, duckDb.prepareStatement(plan.get().stageSql()), plan.get());
+            connection, duckDb.prepareStatement(plan.get().stageSql()), plan.get(), write, sql);
       }
+      return new IvmPreparedStatement(connection, duckDb.prepareStatement(sql), null, write, sql);
     } else if (!(parsed instanceof Other)) {
       return routed(connection, sql);
     }
-    return new IvmPreparedStatement(connection, duckDb.prepareStatement(sql), null);
+    return new IvmPreparedStatement(connection, duckDb.prepareStatement(sql), null, null, sql);
+  }
+
+  /**
+   * Refuses to run a write whose capture would be planned differently now than when it was prepared
+   * (a view reading its target was created or dropped since): run as prepared, it would miss
+   * changes a view needs, or write a delta table that changed.
+   */
+  private void checkCaptureIsCurrent() throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
+    if (write == null || catalog == plannedWith) {
+      return;
+    }
+    CapturePlan current = ChangeCapture.plan(catalog, write, sql).orElse(null);
+    if (!Objects.equals(current, capture)) {
+      throw new SQLException(
+          "materialized views reading "
+              + write.target()
+              + " were created or dropped since this statement was prepared, which changes how"
+              + " its writes are captured: prepare it again",
+          "0A000");
+    }
+    plannedWith = catalog;
   }
 
   @Override
   public boolean execute() throws SQLException {
+    checkCaptureIsCurrent();
     if (capture == null) {
       return preparedDelegate.execute();
     }
@@ -74,12 +117,24 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
   }
 
   @Override
+  public ResultSet executeQuery() throws SQLException {
+    checkCaptureIsCurrent();
+    if (capture != null) {
+      // run as a query, only the stage would run: the write would not be applied
+      throw new SQLException(
+          "a captured write returns no result set: use executeUpdate or execute", "0A000");
+    }
+    return preparedDelegate.executeQuery();
+  }
+
+  @Override
   public int executeUpdate() throws SQLException {
     return (int) executeLargeUpdate();
   }
 
   @Override
   public long executeLargeUpdate() throws SQLException {
+    checkCaptureIsCurrent();
     if (capture == null) {
       return preparedDelegate.executeLargeUpdate();
     }
@@ -97,6 +152,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
 
   @Override
   public int[] executeBatch() throws SQLException {
+    checkCaptureIsCurrent();
     if (capture == null) {
       return delegate.executeBatch();
     }

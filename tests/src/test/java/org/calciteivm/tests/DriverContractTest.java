@@ -164,6 +164,49 @@ class DriverContractTest {
     }
   }
 
+  @Test
+  void preparedWriteIsRefusedOnceViewsChangeHowItIsCaptured() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      execute(connection, "CREATE TABLE p (k INTEGER, v VARCHAR, note VARCHAR)");
+      PreparedStatement insert = connection.prepareStatement("INSERT INTO p VALUES (?, ?, 'n')");
+      PreparedStatement touchNote = connection.prepareStatement("UPDATE p SET note = ?");
+      insert.setInt(1, 1);
+      insert.setString(2, "a");
+      assertThat(insert.executeUpdate()).isEqualTo(1);
+      execute(connection, "CREATE MATERIALIZED VIEW pv AS SELECT k, v FROM p");
+      // prepared before p was tracked, it would write p without capturing the change
+      insert.setInt(1, 2);
+      insert.setString(2, "b");
+      assertThatThrownBy(insert::executeUpdate)
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("prepare it again");
+      // setting a column no view reads is captured by nobody before or after
+      touchNote.setString(1, "x");
+      assertThat(touchNote.executeUpdate()).isEqualTo(1);
+      PreparedStatement again = connection.prepareStatement("INSERT INTO p VALUES (?, ?, 'n')");
+      again.setInt(1, 3);
+      again.setString(2, "c");
+      assertThat(again.executeUpdate()).isEqualTo(1);
+      assertThatThrownBy(again::executeQuery).hasMessageContaining("returns no result set");
+      execute(connection, "CREATE MATERIALIZED VIEW notes AS SELECT note FROM p");
+      touchNote.setString(1, "y");
+      assertThatThrownBy(touchNote::executeUpdate).hasMessageContaining("prepare it again");
+      execute(connection, "REFRESH MATERIALIZED VIEW pv");
+      ViewCheck.assertMatches(connection, "pv", "SELECT k, v FROM p", "prepared writes");
+      ViewCheck.assertMatches(connection, "notes", "SELECT note FROM p", "prepared writes");
+      try (Statement statement = connection.createStatement();
+          ResultSet rows =
+              statement.executeQuery(
+                  "SELECT count(*) FILTER (WHERE note = 'x'), count(*) FILTER (WHERE note = 'y'),"
+                      + " count(*) FROM p")) {
+        rows.next();
+        // the refused statements wrote nothing
+        assertThat(List.of(rows.getLong(1), rows.getLong(2), rows.getLong(3)))
+            .containsExactly(1L, 0L, 2L);
+      }
+    }
+  }
+
   private static List<String> explainAnalyze(Connection connection, String view)
       throws SQLException {
     List<String> lines = new ArrayList<>();

@@ -1,6 +1,8 @@
 package org.calciteivm.core.analysis;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -53,6 +55,8 @@ public final class ViewAnalyzer {
    * The outcome of a successful analysis.
    *
    * @param baseTables the qualified names of the tables the view reads
+   * @param usedColumns per base table, the names of the columns the view reads ({@link
+   *     UsedColumns})
    * @param strategy the merge strategy the view's shape needs
    * @param aggregate the view's aggregate, or null for a view without one; above it there are only
    *     projections and filters (evaluated when the view is read), below it only projections,
@@ -60,6 +64,7 @@ public final class ViewAnalyzer {
    */
   public record Analysis(
       ImmutableList<List<String>> baseTables,
+      ImmutableMap<List<String>, ImmutableSet<String>> usedColumns,
       MergeStrategy strategy,
       @Nullable Aggregate aggregate) {}
 
@@ -87,7 +92,8 @@ public final class ViewAnalyzer {
     } else {
       strategy = MergeStrategy.GROUP_MERGE;
     }
-    return new Analysis(ImmutableList.copyOf(analyzer.baseTables), strategy, aggregate);
+    return new Analysis(
+        ImmutableList.copyOf(analyzer.baseTables), UsedColumns.of(view), strategy, aggregate);
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {

@@ -10,11 +10,13 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Rewrites an INSERT, UPDATE, DELETE or TRUNCATE of a tracked table into a {@link CapturePlan}.
@@ -47,9 +49,10 @@ public final class CaptureRewriter {
   }
 
   /**
-   * The capture plan of {@code write}, the statement {@code sql}, whose target is {@code table}.
+   * The capture plan of {@code write}, the statement {@code sql}, whose target is {@code table}, or
+   * null for an UPDATE that sets no captured column (it cannot change a view, and runs as it is).
    */
-  public static CapturePlan rewrite(Write write, TrackedTable table, String sql)
+  public static @Nullable CapturePlan rewrite(Write write, TrackedTable table, String sql)
       throws SQLException {
     CaptureRewriter rewriter = new CaptureRewriter(write, table, sql);
     switch (write.kind()) {
@@ -96,7 +99,7 @@ public final class CaptureRewriter {
         stageSql,
         ImmutableList.of(
             "INSERT INTO " + target() + " SELECT * FROM " + stage,
-            "INSERT INTO " + table.deltaTable() + " SELECT *, 1, NULL FROM " + stage,
+            deltaInsert(captured(""), "1", stage),
             "DELETE FROM " + stage));
   }
 
@@ -114,7 +117,10 @@ public final class CaptureRewriter {
 
   private CapturePlan truncate() {
     return deleteRows(
-        "SELECT rowid, * FROM " + sql.substring(write.target().start(), write.target().end()));
+        "SELECT rowid"
+            + capturedColumns(", ", "")
+            + " FROM "
+            + sql.substring(write.target().start(), write.target().end()));
   }
 
   private CapturePlan deleteRows(String select) {
@@ -125,8 +131,8 @@ public final class CaptureRewriter {
                 + stage
                 + " ("
                 + IvmNames.quote(IvmNames.ROWID_COLUMN)
-                + " BIGINT, "
-                + columnDefinitions(false)
+                + " BIGINT"
+                + capturedDefinitions()
                 + ")"),
         "INSERT INTO " + stage + " " + select,
         ImmutableList.of(
@@ -137,16 +143,11 @@ public final class CaptureRewriter {
                 + " FROM "
                 + stage
                 + ")",
-            "INSERT INTO "
-                + table.deltaTable()
-                + " SELECT "
-                + columnList()
-                + ", -1, NULL FROM "
-                + stage,
+            deltaInsert(captured(""), "-1", stage),
             "DELETE FROM " + stage));
   }
 
-  private CapturePlan update() throws SQLException {
+  private @Nullable CapturePlan update() throws SQLException {
     int after = tokenIndexAfter(write.target());
     Alias alias = alias(after, "SET");
     if (alias.next >= tokens.size() || !tokens.get(alias.next).isKeyword("SET")) {
@@ -161,6 +162,10 @@ public final class CaptureRewriter {
       tail = ", " + sql.substring(tokens.get(end).end());
     }
     List<Column> columns = table.relation().columns();
+    if (assignments.keySet().stream().noneMatch(i -> table.captures(columns.get(i).name()))) {
+      // no view reads a column it sets: the change cannot change a view
+      return null;
+    }
     StringBuilder newValues = new StringBuilder();
     List<String> newColumns = new ArrayList<>();
     // the SET expressions keep their order, so that parameter markers keep theirs
@@ -177,32 +182,36 @@ public final class CaptureRewriter {
     String stage = stage("update");
     String stageColumns =
         IvmNames.quote(IvmNames.ROWID_COLUMN)
-            + ", "
-            + columnList()
+            + capturedColumns(", ", "")
             + newColumns.stream().map(c -> ", " + c).collect(Collectors.joining());
     String newRow =
-        IntStream.range(0, columns.size())
-            .mapToObj(
+        table.capturedColumns().stream()
+            .map(table.relation()::columnIndex)
+            .map(
                 i ->
-                    assignments.containsKey(i)
-                        ? newValueColumn(i)
-                        : IvmNames.quote(columns.get(i).name()))
-            .collect(Collectors.joining(", "));
+                    (assignments.containsKey(i)
+                            ? newValueColumn(i)
+                            : IvmNames.quote(columns.get(i).name()))
+                        + ", ")
+            .collect(Collectors.joining());
     String set =
         assignments.keySet().stream()
             .map(i -> IvmNames.quote(columns.get(i).name()) + " = s." + newValueColumn(i))
             .collect(Collectors.joining(", "));
     String rowid = IvmNames.quote(IvmNames.ROWID_COLUMN);
+    String newValueDefinitions =
+        IntStream.range(0, columns.size())
+            .mapToObj(i -> ", " + newValueColumn(i) + " " + columns.get(i).dataType())
+            .collect(Collectors.joining());
     return new CapturePlan(
         ImmutableList.of(
             "CREATE TEMP TABLE IF NOT EXISTS "
                 + stage
                 + " ("
                 + rowid
-                + " BIGINT, "
-                + columnDefinitions(false)
-                + ", "
-                + columnDefinitions(true)
+                + " BIGINT"
+                + capturedDefinitions()
+                + newValueDefinitions
                 + ")"),
         "INSERT INTO "
             + stage
@@ -221,19 +230,22 @@ public final class CaptureRewriter {
                 + rowid,
             "INSERT INTO "
                 + table.deltaTable()
-                + " SELECT "
-                + columnList()
-                + ", -1, NULL FROM "
+                + " ("
+                + table.capturedColumnsThenComma("")
+                + WEIGHT_AND_EPOCH
+                + ") SELECT "
+                + captured("")
+                + "-1, NULL FROM "
                 + stage
                 + " UNION ALL SELECT "
                 + newRow
-                + ", 1, NULL FROM "
+                + "1, NULL FROM "
                 + stage,
             "DELETE FROM " + stage));
   }
 
   /**
-   * The query that selects the target rows of a DELETE or UPDATE: their rowid, all columns and
+   * The query that selects the target rows of a DELETE or UPDATE: their rowid, captured columns and
    * {@code extra}, from the target (with its alias) and the statement's {@code tail} (its joined
    * relations and WHERE clause). With joins a row may match several times; it changes once.
    */
@@ -242,9 +254,8 @@ public final class CaptureRewriter {
     String from = sql.substring(write.target().start(), alias.end);
     return "SELECT "
         + qualifier
-        + ".rowid, "
-        + qualifier
-        + ".*"
+        + ".rowid"
+        + capturedColumns(", ", qualifier + ".")
         + extra
         + " FROM "
         + from
@@ -383,30 +394,57 @@ public final class CaptureRewriter {
     return table.relation().qualifiedName();
   }
 
+  /**
+   * The connection's stage table for {@code purpose}; its name tells the captured columns apart, so
+   * a connection's stage from before a view made the table capture more columns is not reused.
+   */
   private String stage(String purpose) {
-    return IvmNames.qualified("temp", IvmNames.stageTable(purpose, table.id()));
+    return IvmNames.qualified(
+        "temp",
+        IvmNames.stageTable(purpose, table.id())
+            + "_"
+            + Integer.toUnsignedString(table.capturedColumns().hashCode(), 36));
   }
 
   private static String newValueColumn(int index) {
     return IvmNames.quote(IvmNames.NEW_VALUE_PREFIX + index);
   }
 
-  /** The target's columns, quoted and comma-separated. */
-  private String columnList() {
-    return table.relation().columns().stream()
-        .map(c -> IvmNames.quote(c.name()))
-        .collect(Collectors.joining(", "));
+  private static final String WEIGHT_AND_EPOCH =
+      IvmNames.quote(ZSets.WEIGHT_COLUMN) + ", " + IvmNames.quote(IvmNames.EPOCH_COLUMN);
+
+  /** The captured columns, each preceded by {@code separator} and {@code qualifier}. */
+  private String capturedColumns(String separator, String qualifier) {
+    return table.capturedColumns().stream()
+        .map(c -> separator + qualifier + IvmNames.quote(c))
+        .collect(Collectors.joining());
   }
 
-  /** Column definitions for a stage: the target's columns, or the new-value columns. */
-  private String columnDefinitions(boolean newValues) {
+  /** The captured columns of {@code qualifier}, each followed by a comma. */
+  private String captured(String qualifier) {
+    return table.capturedColumnsThenComma(qualifier);
+  }
+
+  /** Stage column definitions of the captured columns, each preceded by a comma. */
+  private String capturedDefinitions() {
     List<Column> columns = table.relation().columns();
-    return IntStream.range(0, columns.size())
-        .mapToObj(
-            i ->
-                (newValues ? newValueColumn(i) : IvmNames.quote(columns.get(i).name()))
-                    + " "
-                    + columns.get(i).dataType())
-        .collect(Collectors.joining(", "));
+    return table.capturedColumns().stream()
+        .map(name -> columns.get(table.relation().columnIndex(name)))
+        .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
+        .collect(Collectors.joining());
+  }
+
+  /** Appends {@code columns} (the captured columns of the stage) with weight {@code weight}. */
+  private String deltaInsert(String columns, String weight, String stage) {
+    return "INSERT INTO "
+        + table.deltaTable()
+        + " ("
+        + table.capturedColumnsThenComma("")
+        + WEIGHT_AND_EPOCH
+        + ") SELECT "
+        + columns
+        + weight
+        + ", NULL FROM "
+        + stage;
   }
 }

@@ -19,7 +19,10 @@ import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 public final class ChangeCapture {
   private ChangeCapture() {}
 
-  /** The capture plan of {@code write} (the statement {@code sql}), or empty if not tracked. */
+  /**
+   * The capture plan of {@code write} (the statement {@code sql}), or empty if it runs unchanged:
+   * its target is not tracked, or it is an UPDATE of columns no view reads.
+   */
   public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write, String sql)
       throws SQLException {
     if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
@@ -50,6 +53,6 @@ public final class ChangeCapture {
               + " are not captured)",
           "0A000");
     }
-    return Optional.of(CaptureRewriter.rewrite(write, tracked.get(), sql));
+    return Optional.ofNullable(CaptureRewriter.rewrite(write, tracked.get(), sql));
   }
 }

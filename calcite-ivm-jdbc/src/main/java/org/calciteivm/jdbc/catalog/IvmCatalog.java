@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
@@ -87,7 +88,14 @@ public final class IvmCatalog {
                                 + "."
                                 + name
                                 + " does not exist"));
-        tables.add(new TrackedTable(rs.getInt(1), relation));
+        int id = rs.getInt(1);
+        List<String> captured =
+            new ArrayList<>(
+                DuckDbCatalog.columnNames(
+                    connection, IvmNames.SCHEMA, IvmNames.deltaTable(id, relation.name())));
+        captured.remove(ZSets.WEIGHT_COLUMN);
+        captured.remove(IvmNames.EPOCH_COLUMN);
+        tables.add(new TrackedTable(id, relation, ImmutableList.copyOf(captured)));
       }
     }
     Map<Integer, List<Integer>> inputs = new LinkedHashMap<>();
@@ -130,8 +138,12 @@ public final class IvmCatalog {
     }
   }
 
-  /** Starts tracking {@code relation}: registers it and creates its empty delta table. */
-  public static TrackedTable track(Connection connection, Relation relation) throws SQLException {
+  /**
+   * Starts tracking {@code relation}: registers it and creates its empty delta table, which
+   * captures the columns named in {@code columns}.
+   */
+  public static TrackedTable track(Connection connection, Relation relation, Set<String> columns)
+      throws SQLException {
     int id = nextId(connection, TABLES, "table_id");
     try (PreparedStatement s =
         connection.prepareStatement("INSERT INTO " + TABLES + " VALUES (?, ?, ?, 0)")) {
@@ -140,24 +152,54 @@ public final class IvmCatalog {
       s.setString(3, relation.name());
       s.executeUpdate();
     }
-    TrackedTable table = new TrackedTable(id, relation);
-    String columns =
+    ImmutableList<String> captured =
         relation.columns().stream()
-            .map(c -> IvmNames.quote(c.name()) + " " + c.dataType())
-            .collect(Collectors.joining(", "));
+            .map(Column::name)
+            .filter(columns::contains)
+            .collect(ImmutableList.toImmutableList());
+    TrackedTable table = new TrackedTable(id, relation, captured);
+    String definitions =
+        relation.columns().stream()
+            .filter(c -> columns.contains(c.name()))
+            .map(c -> IvmNames.quote(c.name()) + " " + c.dataType() + ", ")
+            .collect(Collectors.joining());
     try (Statement s = connection.createStatement()) {
       s.execute(
           "CREATE TABLE "
               + table.deltaTable()
               + " ("
-              + columns
-              + ", "
+              + definitions
               + IvmNames.quote(ZSets.WEIGHT_COLUMN)
               + " BIGINT NOT NULL, "
               + IvmNames.quote(IvmNames.EPOCH_COLUMN)
               + " BIGINT)");
     }
     return table;
+  }
+
+  /**
+   * Makes {@code table} capture the columns named in {@code columns} too. Rows captured before have
+   * NULL there; only views that consumed them already read them (a new view starts after them), and
+   * those views do not read the new columns.
+   */
+  public static TrackedTable captureColumns(
+      Connection connection, TrackedTable table, Set<String> columns) throws SQLException {
+    List<String> captured = new ArrayList<>(table.capturedColumns());
+    try (Statement s = connection.createStatement()) {
+      for (Column column : table.relation().columns()) {
+        if (columns.contains(column.name()) && !table.captures(column.name())) {
+          s.execute(
+              "ALTER TABLE "
+                  + table.deltaTable()
+                  + " ADD COLUMN "
+                  + IvmNames.quote(column.name())
+                  + " "
+                  + column.dataType());
+          captured.add(column.name());
+        }
+      }
+    }
+    return new TrackedTable(table.id(), table.relation(), ImmutableList.copyOf(captured));
   }
 
   /** Stops tracking {@code table}: drops its delta table and forgets it. */
@@ -278,15 +320,20 @@ public final class IvmCatalog {
    */
   public static String pendingViewSql(TrackedTable table, long watermark) {
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    // a column no view reads is not captured: NULL of its type keeps the table's row type
     String columns =
         table.relation().columns().stream()
-            .map(c -> IvmNames.quote(c.name()))
-            .collect(Collectors.joining(", "));
+            .map(
+                c ->
+                    table.captures(c.name())
+                        ? IvmNames.quote(c.name())
+                        : "CAST(NULL AS " + c.dataType() + ") AS " + IvmNames.quote(c.name()))
+            .map(c -> c + ", ")
+            .collect(Collectors.joining());
     return "CREATE OR REPLACE TEMP VIEW "
         + table.pendingTable()
         + " AS SELECT "
         + columns
-        + ", "
         + IvmNames.quote(ZSets.WEIGHT_COLUMN)
         + " FROM "
         + table.deltaTable()

@@ -105,9 +105,14 @@ public final class MaterializedViews {
         throw UnsupportedViewException.notYet(
             name, "reading the " + what + "\"" + relation.name() + "\" (read its tables instead)");
       }
+      Set<String> columns = analysis.usedColumns().get(qualifiedName);
       TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);
       if (trackedTable == null) {
-        trackedTable = IvmCatalog.track(duckDb, relation);
+        trackedTable = IvmCatalog.track(duckDb, relation, columns);
+        tracked.add(trackedTable);
+      } else if (!trackedTable.capturedColumns().containsAll(columns)) {
+        tracked.remove(trackedTable);
+        trackedTable = IvmCatalog.captureColumns(duckDb, trackedTable, columns);
         tracked.add(trackedTable);
       }
       tableIds.add(trackedTable.id());
