@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       RunCommand.class,
       ShellCommand.class,
+      CompileCommand.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
