@@ -2,6 +2,7 @@ package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,13 +38,14 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.merge.BagMerge;
 import org.calciteivm.jdbc.merge.GroupMerge;
-import org.calciteivm.rules.IvmPrograms;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.AggregateState.Output;
+import org.calciteivm.rules.api.Change;
+import org.calciteivm.rules.api.DeltaProgram;
+import org.calciteivm.rules.api.IvmCompiler;
+import org.calciteivm.rules.api.MaintainedView;
 import org.calciteivm.rules.consolidate.Consolidation;
-import org.calciteivm.rules.delta.DeltaContext;
-import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -67,20 +68,20 @@ public final class ViewCompiler {
   private static final String GROUPS = "_ivm_groups";
 
   private final Connection connection;
-  private final ViewSqlPlanner planner;
   private final String viewName;
   private final String query;
+  private final MaintainedView maintained;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
 
   private ViewCompiler(Connection connection, ViewSqlPlanner planner, String viewName, String query)
       throws SQLException {
     this.connection = connection;
-    this.planner = planner;
     this.viewName = viewName;
     this.query = query;
-    this.plan = IvmPrograms.normalize(planner.toRel(viewName, query));
-    this.analysis = ViewAnalyzer.analyze(viewName, plan);
+    this.maintained = IvmCompiler.compile(viewName, planner.toRel(viewName, query));
+    this.plan = maintained.plan();
+    this.analysis = maintained.analysis();
   }
 
   /**
@@ -321,32 +322,33 @@ public final class ViewCompiler {
 
     private RefreshProgram.Delta compileNow(
         RefreshProgram.PendingChange pending, JoinStrategy joins) {
-      Set<String> pruned = new LinkedHashSet<>();
-      DeltaContext context =
-          new DeltaContext(
-              table -> pending.changedTableIds().contains(trackedTableOf(tracked, table).id()),
-              table -> pending.insertOnlyTableIds().contains(trackedTableOf(tracked, table).id()),
-              pruned::add);
-      List<JoinTerms.Leaf> leaves = JoinTerms.leaves(plan, context);
-      boolean negativeWeights = JoinTerms.negativeWeightsPossible(leaves);
-      ImmutableList<String> terms =
-          leaves.size() > 1
-              ? ImmutableList.copyOf(JoinTerms.describe(leaves, joins))
-              : ImmutableList.of();
+      DeltaProgram delta =
+          maintained.delta(
+              new Change(
+                  qualifiedNames(pending.changedTableIds()),
+                  qualifiedNames(pending.insertOnlyTableIds()),
+                  joins));
       String viewDeltaTable = IvmNames.qualified("temp", IvmNames.viewDeltaTable(view.id()));
       Aggregate aggregate = analysis.aggregate();
-      RelNode delta = DeltaDerivation.derive(aggregate == null ? plan : aggregate, joins, context);
       ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
           aggregate == null
-              ? bagStatements(delta, viewDeltaTable, negativeWeights)
-              : groupStatements(aggregate, delta, viewDeltaTable);
+              ? bagStatements(delta.plan(), viewDeltaTable, delta.negativeWeightsPossible())
+              : groupStatements(aggregate, delta.plan(), viewDeltaTable);
       return new RefreshProgram.Delta(
           joins,
-          terms,
-          ImmutableList.copyOf(pruned),
-          ViewSqlPlanner.explain(delta),
-          negativeWeights,
+          delta.terms(),
+          delta.pruned(),
+          delta.explain(),
+          delta.negativeWeightsPossible(),
           statements);
+    }
+
+    /** The names the view's plan knows the tables with ids {@code tableIds} by. */
+    private ImmutableSet<List<String>> qualifiedNames(Set<Integer> tableIds) {
+      return tracked.stream()
+          .filter(t -> tableIds.contains(t.id()))
+          .map(t -> List.of(t.relation().schema(), t.relation().name()))
+          .collect(ImmutableSet.toImmutableSet());
     }
 
     private ImmutableMap<MergeStrategy, ImmutableList<String>> bagStatements(

@@ -1,0 +1,48 @@
+package org.calciteivm.rules.api;
+
+import com.google.common.collect.ImmutableList;
+import org.apache.calcite.rel.RelNode;
+import org.calciteivm.core.JoinStrategy;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.calciteivm.rules.sql.SqlUnparser;
+
+/**
+ * The change of a view for one {@link Change}, as plans and as SQL.
+ *
+ * <p>For a view without aggregate, {@link #plan()} has the view's columns and the weight column
+ * last: adding its rows (weight {@code w} = {@code w} copies, negative = removed copies) to the
+ * view's previous result gives its new result. {@link #consolidated()} is the same Z-set with one
+ * row per distinct tuple and no zero weights, the form to merge from.
+ *
+ * <p>For an aggregate view, both plans give, per group key, the change of each state column of
+ * {@link MaintainedView#stateColumns()} (counts and sums): adding them to the stored state per
+ * group, and removing groups whose {@code _ivm_count} reaches zero, gives the new state.
+ *
+ * @param joins the join expansion used
+ * @param plan the delta plan
+ * @param consolidated the delta, consolidated
+ * @param terms the terms of the join expansion, one line each ({@code Δt} change, {@code t} current
+ *     state, {@code t⁻} previous state); empty without a join
+ * @param pruned the terms left out because declared foreign keys prove them empty
+ * @param negativeWeightsPossible whether the delta of a change with only inserts may still have
+ *     rows of negative weight (join expansions with several changed inputs), which {@link
+ *     #consolidated()} cancels
+ */
+public record DeltaProgram(
+    JoinStrategy joins,
+    RelNode plan,
+    RelNode consolidated,
+    ImmutableList<String> terms,
+    ImmutableList<String> pruned,
+    boolean negativeWeightsPossible) {
+
+  /** {@link #consolidated()} as DuckDB SQL. */
+  public String sql() {
+    return SqlUnparser.duckDb().toSql(consolidated);
+  }
+
+  /** {@link #plan()} as Calcite explains it. */
+  public String explain() {
+    return ViewSqlPlanner.explain(plan);
+  }
+}
