@@ -24,6 +24,8 @@ import picocli.CommandLine.Spec;
       RunCommand.class,
       ShellCommand.class,
       CompileCommand.class,
+      ServeCommand.class,
+      UsersCommand.class,
       DemoCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class

@@ -17,8 +17,8 @@ import java.util.concurrent.Callable;
 import org.calciteivm.jdbc.sql.SqlScript;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -37,18 +37,15 @@ import picocli.CommandLine.Spec;
       "",
       "Statements end with ';'. All files run in one session. Every result set is printed as "
           + "its column labels, then one line per row, NULL as NULL. The first failing "
-          + "statement stops the run: its error goes to stderr and the exit code is 1."
+          + "statement stops the run: its error goes to stderr and the exit code is 1. With "
+          + "--url the scripts run on any JDBC URL, such as a calcite-ivm server's."
     })
 final class RunCommand implements Callable<Integer> {
   private static final String STDIN = "-";
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--db",
-      paramLabel = "PATH",
-      description = "DuckDB database file, created if missing (default: in-memory)")
-  Path db;
+  @Mixin ConnectionOptions connectionOptions;
 
   @Parameters(
       arity = "1..*",
@@ -90,11 +87,12 @@ final class RunCommand implements Callable<Integer> {
       }
     }
 
-    String url = Databases.url(db);
+    String url = connectionOptions.url();
     Connection connection;
     try {
-      connection = DriverManager.getConnection(url);
-    } catch (SQLException e) {
+      connection = DriverManager.getConnection(url, connectionOptions.properties());
+    } catch (SQLException | RuntimeException e) {
+      // Avatica's driver reports a refused or unreachable server as a RuntimeException.
       err.println("error: cannot open " + url + ": " + ErrorMessages.oneLine(e));
       return ExitCode.SOFTWARE;
     }

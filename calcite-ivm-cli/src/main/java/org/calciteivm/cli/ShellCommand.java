@@ -1,7 +1,6 @@
 package org.calciteivm.cli;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -9,7 +8,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import sqlline.SqlLine;
 
@@ -23,7 +22,8 @@ import sqlline.SqlLine;
       "Opens an interactive SQL shell (sqlline).",
       "",
       "The shell connects through the calcite-ivm driver, so materialized view statements work "
-          + "in it. End statements with ';'. !help lists the shell's commands, !quit leaves it."
+          + "in it, or with --url to any JDBC URL, such as a calcite-ivm server's. End statements "
+          + "with ';'. !help lists the shell's commands, !quit leaves it."
     })
 final class ShellCommand implements Callable<Integer> {
   private static final int UNKNOWN_TERMINAL_WIDTH = 1000;
@@ -31,11 +31,7 @@ final class ShellCommand implements Callable<Integer> {
   // Held here because java.util.logging keeps only weak references to its loggers.
   private static final Logger JLINE_LOGGER = Logger.getLogger("org.jline");
 
-  @Option(
-      names = "--db",
-      paramLabel = "PATH",
-      description = "DuckDB database file, created if missing (default: in-memory)")
-  Path db;
+  @Mixin ConnectionOptions connectionOptions;
 
   @Parameters(
       paramLabel = "SQLLINE_OPTION",
@@ -43,14 +39,46 @@ final class ShellCommand implements Callable<Integer> {
           "further sqlline options, after '--' (for example: -- --outputformat=csv -f script.sql)")
   List<String> sqllineOptions = new ArrayList<>();
 
+  /**
+   * The URL sqlline connects to. sqlline passes credentials as {@code user} and {@code password},
+   * which Avatica's driver does not read: for it they go into the URL under Avatica's names.
+   */
+  private String sqllineUrl() {
+    String url = connectionOptions.url();
+    if (!url.startsWith(ConnectionOptions.AVATICA_PREFIX) || connectionOptions.user == null) {
+      return url;
+    }
+    StringBuilder withCredentials = new StringBuilder(url);
+    connectionOptions
+        .properties()
+        .forEach(
+            (name, value) -> {
+              if (!name.equals("user") && !name.equals("password")) {
+                withCredentials.append(';').append(name).append('=').append(value);
+              }
+            });
+    return withCredentials.toString();
+  }
+
   @Override
   public Integer call() throws IOException {
     List<String> args = new ArrayList<>();
     args.add("-u");
-    args.add(Databases.url(db));
-    args.add("-d");
-    args.add(Databases.DRIVER_CLASS);
-    // DuckDB has no users; without this sqlline would prompt for a name and a password.
+    args.add(sqllineUrl());
+    if (connectionOptions.isIvm()) {
+      args.add("-d");
+      args.add(Databases.DRIVER_CLASS);
+    }
+    String password = connectionOptions.user == null ? null : connectionOptions.password();
+    if (connectionOptions.user != null) {
+      args.add("-n");
+      args.add(connectionOptions.user);
+    }
+    if (password != null) {
+      args.add("-p");
+      args.add(password);
+    }
+    // Without this sqlline would prompt for a name and a password (DuckDB has no users).
     args.add("--connectInteractionMode=notAskCredentials");
     args.add("--nullValue=NULL");
     if (System.console() == null) {

@@ -1,0 +1,125 @@
+package org.calciteivm.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.calciteivm.server.IvmServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code calcite-ivm serve}: an Avatica HTTP server over a calcite-ivm database, until the process
+ * is stopped (SIGTERM, Ctrl-C), which stops it cleanly through a shutdown hook.
+ */
+@Command(
+    name = "serve",
+    description = {
+      "Serves a database to remote JDBC clients (Avatica HTTP, protobuf).",
+      "",
+      "Clients connect with Avatica's driver: jdbc:avatica:remote:url=http://HOST:PORT;"
+          + "serialization=protobuf (plus ;authentication=BASIC;avatica_user=NAME;"
+          + "avatica_password=PASSWORD with --users). Listens on 127.0.0.1 unless --bind says "
+          + "otherwise; any other address needs --users, or --insecure. SIGTERM or Ctrl-C "
+          + "stops it: running statements finish, open transactions roll back, the database is "
+          + "closed."
+    })
+final class ServeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--db",
+      paramLabel = "PATH",
+      description = "DuckDB database file, created if missing (default: in-memory)")
+  Path db;
+
+  @Option(
+      names = "--port",
+      paramLabel = "N",
+      defaultValue = "8765",
+      description = "port to listen on, 0 for any free one (default: ${DEFAULT-VALUE})")
+  int port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDR",
+      defaultValue = "127.0.0.1",
+      description = "address to listen on (default: ${DEFAULT-VALUE})")
+  String bind;
+
+  @Option(
+      names = "--users",
+      paramLabel = "FILE",
+      description = "require HTTP BASIC authentication as a user of FILE (see: users add)")
+  Path users;
+
+  @Option(
+      names = "--insecure",
+      description = "allow an address other than loopback without --users")
+  boolean insecure;
+
+  @Option(
+      names = "--stop-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "30",
+      description = "how long a stop waits for running statements (default: ${DEFAULT-VALUE})")
+  long stopTimeout;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter err = spec.commandLine().getErr();
+    IvmServer server;
+    try {
+      IvmServer.Builder builder =
+          IvmServer.builder(db)
+              .port(port)
+              .bind(bind)
+              .insecure(insecure)
+              .stopTimeout(Duration.ofSeconds(stopTimeout));
+      if (users != null) {
+        builder.usersFile(users);
+      }
+      server = builder.start();
+    } catch (IllegalArgumentException | IOException e) {
+      err.println("error: " + ErrorMessages.oneLine(e));
+      return ExitCode.USAGE;
+    } catch (SQLException | RuntimeException e) {
+      err.println("error: cannot start the server: " + ErrorMessages.oneLine(e));
+      return ExitCode.SOFTWARE;
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> stop(server, err), "calcite-ivm-serve-shutdown"));
+    err.println(
+        "calcite-ivm: serving "
+            + server.database()
+            + " at "
+            + server.url()
+            + (server.authenticated()
+                ? " (HTTP BASIC authentication, users of " + users + ")"
+                : " (no authentication)"));
+    err.println(
+        "calcite-ivm: connect with "
+            + server.jdbcUrl()
+            + (server.authenticated() ? ";authentication=BASIC" : ""));
+    err.flush();
+    server.join();
+    return ExitCode.OK;
+  }
+
+  private static void stop(IvmServer server, PrintWriter err) {
+    err.println("calcite-ivm: stopping: running statements finish, open transactions roll back");
+    err.flush();
+    try {
+      server.close();
+      err.println("calcite-ivm: stopped, database closed");
+    } catch (SQLException | RuntimeException e) {
+      err.println("error: while stopping: " + ErrorMessages.oneLine(e));
+    }
+    err.flush();
+  }
+}

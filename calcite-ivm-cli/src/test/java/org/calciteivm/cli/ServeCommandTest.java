@@ -1,0 +1,181 @@
+package org.calciteivm.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.calciteivm.server.IvmServer;
+import org.calciteivm.server.auth.UsersFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tests {@code serve}, {@code users add}, and {@code run --url} against a server. */
+class ServeCommandTest {
+  private static final Pattern CONNECT = Pattern.compile("connect with (jdbc:avatica:\\S+)");
+
+  @TempDir Path dir;
+
+  @Test
+  void aNonLoopbackAddressWithoutUsersIsRefused() {
+    CliRun run = CliRun.of("serve", "--port", "0", "--bind", "0.0.0.0");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("refusing to listen on 0.0.0.0", "--users", "--insecure");
+  }
+
+  @Test
+  void usersAddStoresAHashOfThePasswordReadFromStandardInput() throws IOException {
+    Path users = dir.resolve("users");
+
+    CliRun run =
+        withStdin(
+            "s3cret pass\n", "users", "add", users.toString(), "alice", "--iterations", "1000");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err()).contains("added user alice");
+    assertThat(Files.readString(users))
+        .contains("alice:pbkdf2-sha256:1000:")
+        .doesNotContain("s3cret");
+    assertThat(UsersFile.read(users).get("alice").matches("s3cret pass".toCharArray())).isTrue();
+
+    CliRun again =
+        withStdin("other\n", "users", "add", users.toString(), "alice", "--iterations", "1000");
+    assertThat(again.err()).contains("changed the password of alice");
+    assertThat(UsersFile.read(users).get("alice").matches("other".toCharArray())).isTrue();
+  }
+
+  @Test
+  void runWithUrlUserAndPasswordWorksAgainstAServer() throws Exception {
+    Path users = dir.resolve("users");
+    withStdin("pw\n", "users", "add", users.toString(), "bob", "--iterations", "1000");
+    Path script = dir.resolve("a.sql");
+    Files.writeString(
+        script,
+        """
+        CREATE TABLE t (id INTEGER, amount DECIMAL(10,2));
+        CREATE MATERIALIZED VIEW v AS SELECT count(*) AS n, sum(amount) AS s FROM t;
+        INSERT INTO t VALUES (1, 2.50), (2, 1.25);
+        REFRESH MATERIALIZED VIEW v;
+        SELECT n, s FROM v;
+        """,
+        UTF_8);
+    try (IvmServer server =
+        IvmServer.builder(dir.resolve("s.duckdb")).port(0).usersFile(users).start()) {
+      CliRun run =
+          CliRun.of(
+              "run",
+              "--url",
+              server.jdbcUrl(),
+              "--user",
+              "bob",
+              "--password",
+              "pw",
+              script.toString());
+      assertThat(run.err()).isEmpty();
+      assertThat(run.out()).isEqualTo("n\ts\n2\t3.75\n");
+
+      CliRun refused =
+          CliRun.of(
+              "run",
+              "--url",
+              server.jdbcUrl(),
+              "--user",
+              "bob",
+              "--password",
+              "wrong",
+              script.toString());
+      assertThat(refused.exitCode()).isEqualTo(1);
+      assertThat(refused.err()).startsWith("error: ").contains("401");
+    }
+  }
+
+  /**
+   * Runs {@code serve} in its own JVM, writes through it, and stops it with SIGTERM: the shutdown
+   * hook closes the database, which then holds everything that was written.
+   */
+  @Test
+  void serveLogsWhereItListensAndStopsCleanlyOnSigterm() throws Exception {
+    Path db = dir.resolve("served.duckdb");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "serve",
+                "--db",
+                db.toString(),
+                "--port",
+                "0")
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      BufferedReader err =
+          new BufferedReader(new InputStreamReader(process.getErrorStream(), UTF_8));
+      List<String> lines = new ArrayList<>();
+      String url = null;
+      while (url == null) {
+        String line = err.readLine();
+        if (line == null) {
+          break;
+        }
+        lines.add(line);
+        Matcher matcher = CONNECT.matcher(line);
+        if (matcher.find()) {
+          url = matcher.group(1);
+        }
+      }
+      assertThat(url).as(String.join("\n", lines)).isNotNull();
+      assertThat(lines.get(0)).contains("serving " + db, "http://127.0.0.1:", "no authentication");
+      try (Connection c = DriverManager.getConnection(url);
+          Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)");
+        s.execute("CREATE MATERIALIZED VIEW v AS SELECT count(*) AS n FROM t");
+        s.execute("INSERT INTO t VALUES (1000)");
+      }
+
+      // SIGTERM; Process.destroy() would also close the streams this test still reads
+      process.toHandle().destroy();
+      // stderr ends when the process does
+      String rest = String.join("\n", err.lines().toList());
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(rest).contains("stopping", "stopped, database closed");
+      try (Connection c = DriverManager.getConnection(Databases.url(db));
+          Statement s = c.createStatement()) {
+        s.execute("REFRESH MATERIALIZED VIEW v");
+        try (ResultSet rs = s.executeQuery("SELECT n FROM v")) {
+          assertThat(rs.next()).isTrue();
+          assertThat(rs.getLong(1)).isEqualTo(1001);
+        }
+      }
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  private static CliRun withStdin(String input, String... args) {
+    InputStream saved = System.in;
+    System.setIn(new ByteArrayInputStream(input.getBytes(UTF_8)));
+    try {
+      return CliRun.of(args);
+    } finally {
+      System.setIn(saved);
+    }
+  }
+}
