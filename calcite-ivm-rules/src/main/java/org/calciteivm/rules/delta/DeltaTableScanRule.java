@@ -15,10 +15,11 @@ import org.immutables.value.Value;
 /**
  * Replaces the delta of a table scan by a scan of the table's delta relation.
  *
- * <p>Identity: {@code Δ(scan T) = scan ΔT} where {@code ΔT} is the consolidated change of {@code T}
- * (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a table that is not changing or
- * whose change is empty in this refresh ({@link DeltaContext}). This is where the delta plan
- * reaches the data: every other delta rule only moves the marker towards the scans.
+ * <p>Identity: {@code Δ(scan T) = scan ΔT} where {@code ΔT} is the change of {@code T}, a Z-set
+ * that need not be consolidated (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a
+ * table that is not changing or whose change is empty in this refresh ({@link DeltaContext}). This
+ * is where the delta plan reaches the data: every other delta rule only moves the marker towards
+ * the scans.
  */
 @Value.Enclosing
 public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
