@@ -41,9 +41,10 @@ final class ConnectionOptions {
       paramLabel = "PASSWORD",
       arity = "0..1",
       interactive = true,
+      prompt = "password: ",
       description =
-          "password for --url; without a value it is asked for (or read from the"
-              + " CALCITE_IVM_PASSWORD environment variable if set)")
+          "password for --url; without a value it is asked for (an empty answer takes the"
+              + " environment variable CALCITE_IVM_PASSWORD)")
   char[] password;
 
   /** The JDBC URL to connect to. */
