@@ -2,6 +2,9 @@ package org.calciteivm.rules;
 
 import org.apache.calcite.plan.Contexts;
 import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptSchema;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilderFactory;
 
@@ -28,5 +31,18 @@ public final class IvmRelBuilders {
   /** A builder on {@code cluster}. */
   public static RelBuilder create(RelOptCluster cluster) {
     return FACTORY.create(cluster, null);
+  }
+
+  /**
+   * A builder on {@code rel}'s cluster and schema, for plans that scan transient tables (for
+   * example a view delta kept in a temporary table) beside {@code rel}'s own tables.
+   */
+  public static RelBuilder withSchemaOf(RelNode rel) {
+    RelOptSchema schema =
+        RelOptUtil.findAllTables(rel).stream()
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("a view reads no table"))
+            .getRelOptSchema();
+    return FACTORY.create(rel.getCluster(), schema);
   }
 }

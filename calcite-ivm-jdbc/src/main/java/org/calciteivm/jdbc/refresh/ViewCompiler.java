@@ -15,29 +15,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.calcite.plan.RelOptSchema;
 import org.apache.calcite.plan.RelOptTable;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.type.RelDataType;
-import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.schema.SchemaPlus;
-import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.RefreshProgram;
-import org.calciteivm.core.ZSets;
 import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.jdbc.catalog.CalciteSchemas;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
-import org.calciteivm.jdbc.merge.BagMerge;
-import org.calciteivm.jdbc.merge.GroupMerge;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.AggregateState.Output;
@@ -45,7 +37,7 @@ import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
 import org.calciteivm.rules.api.IvmCompiler;
 import org.calciteivm.rules.api.MaintainedView;
-import org.calciteivm.rules.consolidate.Consolidation;
+import org.calciteivm.rules.api.StoredView;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -115,12 +107,8 @@ public final class ViewCompiler {
           "CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
     }
     AggregateState state = AggregateState.of(aggregate);
-    String stateSql =
-        UNPARSER.toSql(
-            state.stateAggregate(
-                IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput()));
     return List.of(
-        "CREATE TABLE " + view.dataTable() + " AS " + stateSql,
+        "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
         "CREATE VIEW " + view.userView() + " AS " + readSql(view, aggregate, state));
   }
 
@@ -143,7 +131,7 @@ public final class ViewCompiler {
               + " AS "
               + IvmNames.quote(groupColumns.get(state.keys().size() + i)));
     }
-    RelBuilder builder = builderWithSchema(plan);
+    RelBuilder builder = IvmRelBuilders.withSchemaOf(plan);
     String above =
         plan == aggregate
             ? "SELECT * FROM " + IvmNames.quote(GROUPS)
@@ -211,19 +199,6 @@ public final class ViewCompiler {
         + IvmNames.quote(output.value())
         + " AS DOUBLE) / "
         + IvmNames.quote(output.count());
-  }
-
-  /**
-   * A builder on {@code rel}'s cluster and schema, for plans that scan transient tables (the
-   * finalized groups, the view delta) beside {@code rel}'s own.
-   */
-  private static RelBuilder builderWithSchema(RelNode rel) {
-    RelOptSchema schema =
-        RelOptUtil.findAllTables(rel).stream()
-            .findFirst()
-            .orElseThrow(() -> new IllegalStateException("a view reads no table"))
-            .getRelOptSchema();
-    return IvmRelBuilders.FACTORY.create(rel.getCluster(), schema);
   }
 
   /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */
@@ -303,13 +278,13 @@ public final class ViewCompiler {
   private final class CompiledDeltas implements RefreshProgram.Deltas {
     private final ViewEntry view;
     private final List<TrackedTable> tracked;
-    private final List<String> dataColumns;
+    private final ImmutableList<String> dataColumns;
     private final Map<List<Object>, RefreshProgram.Delta> compiled = new HashMap<>();
 
     CompiledDeltas(ViewEntry view, Collection<TrackedTable> tracked, List<String> dataColumns) {
       this.view = view;
       this.tracked = List.copyOf(tracked);
-      this.dataColumns = dataColumns;
+      this.dataColumns = ImmutableList.copyOf(dataColumns);
     }
 
     @Override
@@ -328,12 +303,11 @@ public final class ViewCompiler {
                   qualifiedNames(pending.changedTableIds()),
                   qualifiedNames(pending.insertOnlyTableIds()),
                   joins));
-      String viewDeltaTable = IvmNames.qualified("temp", IvmNames.viewDeltaTable(view.id()));
-      Aggregate aggregate = analysis.aggregate();
+      // a temporary table: unqualified names find the temporary schema first
+      String viewDeltaTable = IvmNames.viewDeltaTable(view.id());
       ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
-          aggregate == null
-              ? bagStatements(delta.plan(), viewDeltaTable, delta.negativeWeightsPossible())
-              : groupStatements(aggregate, delta.plan(), viewDeltaTable);
+          maintained.mergeStatements(
+              delta, new StoredView(view.dataTable(), dataColumns, viewDeltaTable));
       return new RefreshProgram.Delta(
           joins,
           delta.terms(),
@@ -350,79 +324,5 @@ public final class ViewCompiler {
           .map(t -> List.of(t.relation().schema(), t.relation().name()))
           .collect(ImmutableSet.toImmutableSet());
     }
-
-    private ImmutableMap<MergeStrategy, ImmutableList<String>> bagStatements(
-        RelNode delta, String viewDeltaTable, boolean negativeWeights) {
-      RelBuilder builder = IvmRelBuilders.create(delta.getCluster());
-      RelNode named = withDeltaColumnNames(builder, delta);
-      String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
-      return ImmutableMap.of(
-          MergeStrategy.BAG_COUNTED,
-          BagMerge.counted(view.dataTable(), dataColumns, viewDeltaTable, consolidatedSql),
-          MergeStrategy.BAG_APPEND,
-          negativeWeights
-              ? BagMerge.appendConsolidated(
-                  view.dataTable(), dataColumns.size(), viewDeltaTable, consolidatedSql)
-              : BagMerge.append(view.dataTable(), dataColumns.size(), UNPARSER.toSql(named)));
-    }
-
-    private ImmutableMap<MergeStrategy, ImmutableList<String>> groupStatements(
-        Aggregate aggregate, RelNode delta, String viewDeltaTable) {
-      AggregateState state = AggregateState.of(aggregate);
-      String deltaSql = UNPARSER.toSql(delta);
-      ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements =
-          ImmutableMap.builder();
-      statements.put(
-          MergeStrategy.GROUP_MERGE, GroupMerge.merge(view.dataTable(), state, deltaSql, true));
-      statements.put(
-          MergeStrategy.GROUP_APPEND, GroupMerge.merge(view.dataTable(), state, deltaSql, false));
-      if (state.hasMinMax()) {
-        statements.put(
-            MergeStrategy.GROUP_RECOMPUTE,
-            GroupMerge.recompute(
-                view.dataTable(),
-                state,
-                viewDeltaTable,
-                deltaSql,
-                UNPARSER.toSql(touchedGroupsState(aggregate, state, delta.getRowType(), view))));
-      }
-      return statements.buildOrThrow();
-    }
-  }
-
-  /**
-   * The state of the groups a change touches, computed from the base data: the aggregate's input
-   * semi-joined (NULL-safely) with the keys of the view delta table.
-   */
-  private static RelNode touchedGroupsState(
-      Aggregate aggregate, AggregateState state, RelDataType deltaType, ViewEntry view) {
-    RelBuilder builder = builderWithSchema(aggregate);
-    if (state.keys().isEmpty()) {
-      return state.stateAggregate(builder, aggregate.getInput());
-    }
-    builder.push(aggregate.getInput());
-    builder.transientScan(IvmNames.viewDeltaTable(view.id()), deltaType);
-    List<RexNode> keysMatch = new ArrayList<>();
-    List<Integer> groupFields = aggregate.getGroupSet().asList();
-    for (int i = 0; i < groupFields.size(); i++) {
-      keysMatch.add(
-          builder.call(
-              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
-              builder.field(2, 0, groupFields.get(i)),
-              builder.field(2, 1, i)));
-    }
-    builder.semiJoin(keysMatch);
-    return state.stateAggregate(builder, builder.build());
-  }
-
-  /** Renames a delta plan's columns to {@code c1..cn} and the weight, as the merge expects. */
-  private static RelNode withDeltaColumnNames(RelBuilder builder, RelNode delta) {
-    int columns = delta.getRowType().getFieldCount() - 1;
-    List<String> names = new ArrayList<>();
-    for (int i = 0; i < columns; i++) {
-      names.add(BagMerge.deltaColumn(i));
-    }
-    names.add(ZSets.WEIGHT_COLUMN);
-    return builder.push(delta).project(builder.fields(), names, true).build();
   }
 }

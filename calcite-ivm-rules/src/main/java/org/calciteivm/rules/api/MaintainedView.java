@@ -3,12 +3,19 @@ package org.calciteivm.rules.api;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.core.ZSets;
 import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
@@ -16,6 +23,9 @@ import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.JoinTerms;
+import org.calciteivm.rules.merge.BagMerge;
+import org.calciteivm.rules.merge.GroupMerge;
+import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -30,6 +40,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * threads at once: compile one delta at a time per view.
  */
 public final class MaintainedView {
+  private static final SqlUnparser UNPARSER = SqlUnparser.duckDb();
+
   private final String name;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
@@ -114,5 +126,100 @@ public final class MaintainedView {
         terms,
         ImmutableList.copyOf(pruned),
         JoinTerms.negativeWeightsPossible(leaves));
+  }
+
+  /**
+   * The query whose result is the view's stored content on the current data: its rows, or for an
+   * aggregate view one row per group of keys and {@link #stateColumns()}.
+   */
+  public String storedContentSql() {
+    Aggregate aggregate = analysis.aggregate();
+    if (aggregate == null) {
+      return UNPARSER.toSql(plan);
+    }
+    return UNPARSER.toSql(
+        AggregateState.of(aggregate)
+            .stateAggregate(IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput()));
+  }
+
+  /**
+   * The statements that apply {@code delta} to the view stored in {@code stored}, for each merge
+   * strategy this view can use with it (DuckDB SQL; see {@link MergeStrategy} for what each needs
+   * of the change). Run them in one transaction, after the delta relations are filled and before
+   * the base tables change again.
+   */
+  public ImmutableMap<MergeStrategy, ImmutableList<String>> mergeStatements(
+      DeltaProgram delta, StoredView stored) {
+    Aggregate aggregate = analysis.aggregate();
+    String deltaTable = IvmNames.quote(stored.deltaTable());
+    if (aggregate == null) {
+      RelBuilder builder = IvmRelBuilders.create(delta.plan().getCluster());
+      RelNode named = withDeltaColumnNames(builder, delta.plan());
+      String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
+      return ImmutableMap.of(
+          MergeStrategy.BAG_COUNTED,
+          BagMerge.counted(stored.table(), stored.columns(), deltaTable, consolidatedSql),
+          MergeStrategy.BAG_APPEND,
+          delta.negativeWeightsPossible()
+              ? BagMerge.appendConsolidated(
+                  stored.table(), stored.columns().size(), deltaTable, consolidatedSql)
+              : BagMerge.append(stored.table(), stored.columns().size(), UNPARSER.toSql(named)));
+    }
+    AggregateState state = AggregateState.of(aggregate);
+    String deltaSql = UNPARSER.toSql(delta.plan());
+    ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
+    statements.put(
+        MergeStrategy.GROUP_MERGE, GroupMerge.merge(stored.table(), state, deltaSql, true));
+    statements.put(
+        MergeStrategy.GROUP_APPEND, GroupMerge.merge(stored.table(), state, deltaSql, false));
+    if (state.hasMinMax()) {
+      statements.put(
+          MergeStrategy.GROUP_RECOMPUTE,
+          GroupMerge.recompute(
+              stored.table(),
+              state,
+              deltaTable,
+              deltaSql,
+              UNPARSER.toSql(
+                  touchedGroupsState(
+                      aggregate, state, delta.plan().getRowType(), stored.deltaTable()))));
+    }
+    return statements.buildOrThrow();
+  }
+
+  /**
+   * The state of the groups a change touches, computed from the base data: the aggregate's input
+   * semi-joined (NULL-safely) with the keys of the view delta in {@code deltaTable}.
+   */
+  private static RelNode touchedGroupsState(
+      Aggregate aggregate, AggregateState state, RelDataType deltaType, String deltaTable) {
+    RelBuilder builder = IvmRelBuilders.withSchemaOf(aggregate);
+    if (state.keys().isEmpty()) {
+      return state.stateAggregate(builder, aggregate.getInput());
+    }
+    builder.push(aggregate.getInput());
+    builder.transientScan(deltaTable, deltaType);
+    List<RexNode> keysMatch = new ArrayList<>();
+    List<Integer> groupFields = aggregate.getGroupSet().asList();
+    for (int i = 0; i < groupFields.size(); i++) {
+      keysMatch.add(
+          builder.call(
+              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
+              builder.field(2, 0, groupFields.get(i)),
+              builder.field(2, 1, i)));
+    }
+    builder.semiJoin(keysMatch);
+    return state.stateAggregate(builder, builder.build());
+  }
+
+  /** Renames a delta plan's columns to {@code c1..cn} and the weight, as the merge expects. */
+  private static RelNode withDeltaColumnNames(RelBuilder builder, RelNode delta) {
+    int columns = delta.getRowType().getFieldCount() - 1;
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < columns; i++) {
+      names.add(BagMerge.deltaColumn(i));
+    }
+    names.add(ZSets.WEIGHT_COLUMN);
+    return builder.push(delta).project(builder.fields(), names, true).build();
   }
 }

@@ -3,7 +3,9 @@ package org.calciteivm.rules.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.common.collect.ImmutableList;
 import java.util.List;
+import java.util.Map;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.plan.Contexts;
 import org.apache.calcite.plan.hep.HepPlanner;
@@ -15,6 +17,7 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.calciteivm.core.JoinStrategy;
+import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmPrograms;
 import org.calciteivm.rules.delta.ChangingTable;
@@ -100,6 +103,38 @@ class LibraryExampleTest {
     assertThat(delta.explain()).startsWith("LogicalProject(k1=[$0], _ivm_count=[$1], a1_sum=[$2]");
     assertThat(view.usedColumns().get(List.of("main", "orders")))
         .containsExactly("customer", "amount");
+  }
+
+  // --- docs/LIBRARY.md, "Stored state and merge statements" ---
+
+  @Test
+  void storedContentAndMergeStatements() throws Exception {
+    MaintainedView view =
+        IvmCompiler.over(schema())
+            .compile("big_orders", "SELECT customer, amount FROM orders WHERE amount > 100");
+    DeltaProgram delta = view.delta(Change.of(JoinStrategy.TELESCOPING, view.baseTables()));
+
+    String create = "CREATE TABLE big_orders AS " + view.storedContentSql();
+    Map<MergeStrategy, ImmutableList<String>> merge =
+        view.mergeStatements(
+            delta,
+            new StoredView(
+                "big_orders", ImmutableList.of("customer", "amount"), "big_orders_delta"));
+
+    assertThat(create)
+        .isEqualTo(
+            """
+            CREATE TABLE big_orders AS SELECT "customer", "amount"
+            FROM "main"."orders"
+            WHERE CAST("amount" AS DECIMAL(12, 2)) > 100.00""");
+    // any change: consolidate, delete the net deleted copies, insert the net inserted ones
+    assertThat(merge.get(MergeStrategy.BAG_COUNTED)).hasSize(3);
+    assertThat(merge.get(MergeStrategy.BAG_COUNTED).get(2))
+        .isEqualTo(
+            "INSERT INTO big_orders SELECT v.\"c1\", v.\"c2\" FROM \"big_orders_delta\" AS v,"
+                + " generate_series(1, v.\"_ivm_weight\") WHERE v.\"_ivm_weight\" > 0");
+    // inserts only: append the delta rows, fanned out by weight
+    assertThat(merge.get(MergeStrategy.BAG_APPEND)).hasSize(1);
   }
 
   @Test

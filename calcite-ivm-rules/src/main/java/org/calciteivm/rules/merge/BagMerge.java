@@ -1,4 +1,4 @@
-package org.calciteivm.jdbc.merge;
+package org.calciteivm.rules.merge;
 
 import com.google.common.collect.ImmutableList;
 import java.util.List;
