@@ -4,6 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.calciteivm.core.IvmSettings;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;
@@ -18,6 +21,9 @@ public final class IvmConnection extends DelegatingConnection {
 
   /** Whether a transaction was opened with a SQL {@code BEGIN} and not yet ended. */
   private boolean sqlTransaction;
+
+  /** The tracked tables the open transaction captured changes of. */
+  private final Set<Integer> capturedInTransaction = new HashSet<>();
 
   IvmConnection(IvmDatabase database, Connection duckDb, IvmSettings settings) {
     super(duckDb);
@@ -48,6 +54,31 @@ public final class IvmConnection extends DelegatingConnection {
   /** Records that a SQL statement began or ended a transaction. */
   void sqlTransaction(boolean open) {
     this.sqlTransaction = open;
+    if (!open) {
+      transactionEnded();
+    }
+  }
+
+  /**
+   * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
+   * #atomically atomically}, and tells the database once the transaction it ran in has ended.
+   */
+  public <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
+    T result = atomically(capture);
+    if (inTransaction()) {
+      capturedInTransaction.add(tableId);
+    } else {
+      database.capturesEnded(List.of(tableId));
+    }
+    return result;
+  }
+
+  /** Tells the database that the tables captured in the transaction that just ended changed. */
+  private void transactionEnded() {
+    if (!capturedInTransaction.isEmpty()) {
+      database.capturesEnded(capturedInTransaction);
+      capturedInTransaction.clear();
+    }
   }
 
   /** Whether a transaction is open, by {@code BEGIN} or by turning auto-commit off. */
@@ -135,14 +166,34 @@ public final class IvmConnection extends DelegatingConnection {
 
   @Override
   public void commit() throws SQLException {
-    delegate.commit();
-    sqlTransaction = false;
+    try {
+      delegate.commit();
+    } finally {
+      sqlTransaction = false;
+      transactionEnded();
+    }
   }
 
   @Override
   public void rollback() throws SQLException {
-    delegate.rollback();
-    sqlTransaction = false;
+    try {
+      delegate.rollback();
+    } finally {
+      sqlTransaction = false;
+      transactionEnded();
+    }
+  }
+
+  @Override
+  public void setAutoCommit(boolean autoCommit) throws SQLException {
+    try {
+      delegate.setAutoCommit(autoCommit);
+    } finally {
+      // turning auto-commit on commits the open transaction
+      if (autoCommit) {
+        transactionEnded();
+      }
+    }
   }
 
   @Override
@@ -153,6 +204,7 @@ public final class IvmConnection extends DelegatingConnection {
     try {
       delegate.close();
     } finally {
+      transactionEnded();
       database.release();
     }
   }

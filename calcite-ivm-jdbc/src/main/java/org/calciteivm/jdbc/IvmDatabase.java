@@ -5,10 +5,14 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
@@ -32,6 +36,16 @@ public final class IvmDatabase {
   private final Map<Integer, RefreshProgram> programs = new ConcurrentHashMap<>();
   private final ReentrantLock catalogLock = new ReentrantLock();
   private final ReentrantLock refreshLock = new ReentrantLock();
+
+  /**
+   * Per tracked table, a number that moves on whenever a transaction that captured changes of the
+   * table ends (committed or not). Every captured write of the database goes through this JVM, so a
+   * table whose number has not moved has no change that was not there before.
+   */
+  private final Map<Integer, AtomicLong> captureGenerations = new ConcurrentHashMap<>();
+
+  /** Per view, the capture generations of its base tables read before its last refresh began. */
+  private final Map<Integer, List<Long>> refreshedAt = new ConcurrentHashMap<>();
 
   private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
     this.key = key;
@@ -126,6 +140,40 @@ public final class IvmDatabase {
     }
   }
 
+  /** Records that a transaction which captured changes of {@code tableIds} has ended. */
+  public void capturesEnded(Collection<Integer> tableIds) {
+    for (int tableId : tableIds) {
+      captureGenerations.computeIfAbsent(tableId, id -> new AtomicLong()).incrementAndGet();
+    }
+  }
+
+  /** The capture generations of {@code tableIds}, in order. */
+  public List<Long> captureGenerations(List<Integer> tableIds) {
+    List<Long> generations = new ArrayList<>(tableIds.size());
+    for (int tableId : tableIds) {
+      AtomicLong generation = captureGenerations.get(tableId);
+      generations.add(generation == null ? 0L : generation.get());
+    }
+    return generations;
+  }
+
+  /**
+   * Whether view {@code viewId} was refreshed, in a transaction of its own, starting after the
+   * capture generations of its base tables were {@code generations}: then no change has been
+   * captured since that it has not consumed.
+   */
+  public boolean refreshedSince(int viewId, List<Long> generations) {
+    return generations.equals(refreshedAt.get(viewId));
+  }
+
+  /**
+   * Records that a refresh of view {@code viewId} committed that began after its base tables'
+   * capture generations were {@code generations}.
+   */
+  public void refreshed(int viewId, List<Long> generations) {
+    refreshedAt.put(viewId, List.copyOf(generations));
+  }
+
   /** The compiled refresh program of view {@code viewId}, or null if not compiled yet. */
   public RefreshProgram cachedProgram(int viewId) {
     return programs.get(viewId);
@@ -139,6 +187,7 @@ public final class IvmDatabase {
   /** Forgets the compiled program of a dropped view. */
   public void evictProgram(int viewId) {
     programs.remove(viewId);
+    refreshedAt.remove(viewId);
   }
 
   /** A unit of work against the database that may fail with an {@link SQLException}. */

@@ -140,7 +140,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     }
     Connection duckDb = connection.duckDb();
     PreparedStatement stage = preparedDelegate;
-    return connection.atomically(
+    return connection.capturing(
+        capture.tableId(),
         () -> {
           capture.setUp(duckDb);
           stage.execute();
@@ -157,7 +158,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
       return delegate.executeBatch();
     }
     Connection duckDb = connection.duckDb();
-    return connection.atomically(
+    return connection.capturing(
+        capture.tableId(),
         () -> {
           capture.setUp(duckDb);
           int[] counts = delegate.executeBatch();

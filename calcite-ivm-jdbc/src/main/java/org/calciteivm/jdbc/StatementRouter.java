@@ -74,7 +74,8 @@ final class StatementRouter {
     if (parsed instanceof Write write) {
       Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write, sql);
       if (plan.isPresent()) {
-        return new Count(connection.atomically(() -> plan.get().run(connection.duckDb())));
+        return new Count(
+            connection.capturing(plan.get().tableId(), () -> plan.get().run(connection.duckDb())));
       }
     } else if (parsed instanceof SchemaChange change) {
       SchemaGuard.check(connection.database().catalog(), change);

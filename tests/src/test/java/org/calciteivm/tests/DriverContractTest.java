@@ -3,6 +3,7 @@ package org.calciteivm.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The parts of the driver's contract that scenario scripts cannot express: registration, private
@@ -204,6 +206,49 @@ class DriverContractTest {
         assertThat(List.of(rows.getLong(1), rows.getLong(2), rows.getLong(3)))
             .containsExactly(1L, 0L, 2L);
       }
+    }
+  }
+
+  @Test
+  void aRefreshWithNoNewCaptureSkipsTheDatabaseButNeverACommittedWrite(@TempDir Path dir)
+      throws SQLException {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("skip.duckdb");
+    try (Connection writer = DriverManager.getConnection(url);
+        Connection refresher = DriverManager.getConnection(url)) {
+      createTableAndView(writer);
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      // nothing captured since: the refresh runs no statement at all
+      assertThat(explainAnalyze(refresher, "v")).hasSize(1).first().asString().contains("nothing");
+      // a write in a transaction that is still open when the view is refreshed ...
+      writer.setAutoCommit(false);
+      execute(writer, "INSERT INTO t VALUES (5, 'e')");
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      // ... is refreshed once it commits, through JDBC or SQL
+      writer.commit();
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      ViewCheck.assertMatches(refresher, "v", VIEW_QUERY, "after the commit");
+      writer.setAutoCommit(true);
+      execute(writer, "BEGIN");
+      execute(writer, "DELETE FROM t WHERE k = 1");
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      execute(writer, "COMMIT");
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      ViewCheck.assertMatches(refresher, "v", VIEW_QUERY, "after SQL COMMIT");
+      // turning auto-commit back on commits too
+      writer.setAutoCommit(false);
+      execute(writer, "UPDATE t SET v = 'z' WHERE k = 2");
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      writer.setAutoCommit(true);
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      ViewCheck.assertMatches(refresher, "v", VIEW_QUERY, "after setAutoCommit(true)");
+      // and a prepared write in auto-commit mode
+      try (PreparedStatement insert = writer.prepareStatement("INSERT INTO t VALUES (?, 'p')")) {
+        insert.setInt(1, 7);
+        insert.executeUpdate();
+      }
+      execute(refresher, "REFRESH MATERIALIZED VIEW v");
+      ViewCheck.assertMatches(refresher, "v", VIEW_QUERY, "after a prepared write");
     }
   }
 

@@ -14,12 +14,13 @@ import java.sql.Statement;
  * and appends it, weighted, to the table's delta, and empties the stage. The changed rows are
  * computed once, and the base change is applied from the same rows the delta records.
  *
+ * @param tableId the tracked table the write changes
  * @param setupSql creates the stage table if this connection has none yet
  * @param stageSql stages the changed rows; its update count is the write's
  * @param applySql applies the staged rows to the base table and the delta
  */
 public record CapturePlan(
-    ImmutableList<String> setupSql, String stageSql, ImmutableList<String> applySql) {
+    int tableId, ImmutableList<String> setupSql, String stageSql, ImmutableList<String> applySql) {
 
   /** Creates the stage table if needed. */
   public void setUp(Connection connection) throws SQLException {

@@ -95,6 +95,7 @@ public final class CaptureRewriter {
     String stageSql =
         sql.substring(0, write.target().start()) + stage + sql.substring(write.target().end());
     return new CapturePlan(
+        table.id(),
         ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
         stageSql,
         ImmutableList.of(
@@ -126,6 +127,7 @@ public final class CaptureRewriter {
   private CapturePlan deleteRows(String select) {
     String stage = stage("delete");
     return new CapturePlan(
+        table.id(),
         ImmutableList.of(
             "CREATE TEMP TABLE IF NOT EXISTS "
                 + stage
@@ -204,6 +206,7 @@ public final class CaptureRewriter {
             .mapToObj(i -> ", " + newValueColumn(i) + " " + columns.get(i).dataType())
             .collect(Collectors.joining());
     return new CapturePlan(
+        table.id(),
         ImmutableList.of(
             "CREATE TEMP TABLE IF NOT EXISTS "
                 + stage

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import org.calciteivm.core.IvmSettings;
 import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -65,37 +66,59 @@ public final class RefreshExecutor {
   public record Step(String what, String sql, long nanos) {}
 
   /**
-   * Refreshes {@code view}. A view with no pending change costs one query (in a transaction that
-   * writes nothing).
+   * Refreshes {@code view}.
+   *
+   * <p>A view whose base tables had no captured write since its last refresh returns at once,
+   * without touching the database: every captured write of the database runs in this JVM, which
+   * counts the transactions that captured changes of each table ({@link
+   * IvmDatabase#capturesEnded}). Otherwise a view with no pending change costs one query.
    *
    * @param timed whether to record each statement and its time in the outcome
    */
   public static Outcome refresh(
       IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
-    CatalogSnapshot catalog = connection.database().catalog();
+    IvmDatabase database = connection.database();
+    Steps steps = new Steps(connection.duckDb(), timed);
+    // read before the refresh's snapshot: a change counted later is consumed by a later refresh
+    List<Long> generations = database.captureGenerations(view.inputTableIds());
+    boolean ownTransaction = !connection.inTransaction();
+    if (ownTransaction && database.refreshedSince(view.id(), generations)) {
+      return new Outcome(0, null, steps.timings());
+    }
+    CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     String pendingSql = IvmCatalog.pendingChangesSql(view.id(), inputs);
-    Steps steps = new Steps(connection.duckDb(), timed);
-    return connection
-        .database()
-        .refreshing(
-            () -> {
-              for (int attempt = 1; ; attempt++) {
-                try {
-                  return connection.atomically(
-                      () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
-                } catch (SQLException e) {
-                  // a refresh inside a user's transaction that commits later can seal the same
-                  // change log as this one: start over
-                  if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
-                    throw e;
-                  }
-                  sleep(attempt * 10L, e);
-                }
-              }
-            });
+    Outcome outcome =
+        database.refreshing(() -> refreshRetrying(connection, view, program, pendingSql, steps));
+    if (ownTransaction) {
+      database.refreshed(view.id(), generations);
+    }
+    return outcome;
+  }
+
+  private static Outcome refreshRetrying(
+      IvmConnection connection,
+      ViewEntry view,
+      RefreshProgram program,
+      String pendingSql,
+      Steps steps)
+      throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return connection.atomically(
+            () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
+      } catch (SQLException e) {
+        // a refresh inside a user's transaction that commits later can seal the same change
+        // log as this one: start over
+        if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
+          throw e;
+        }
+        sleep(attempt * 10L, e);
+      }
+    }
   }
 
   private static final int MAX_ATTEMPTS = 5;
