@@ -77,7 +77,9 @@ public final class MaterializedViews {
               }
               refuseUnmaintainableFunctions(duckDb, name, statement.query());
               return connection.atomically(
-                  () -> createInTransaction(duckDb, catalog, name, statement.query()));
+                  () ->
+                      createInTransaction(
+                          duckDb, catalog, name, statement.query(), connection.settings()));
             });
     if (program != null) {
       database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
@@ -85,7 +87,8 @@ public final class MaterializedViews {
   }
 
   private static RefreshProgram createInTransaction(
-      Connection duckDb, CatalogSnapshot catalog, String name, String query) throws SQLException {
+      Connection duckDb, CatalogSnapshot catalog, String name, String query, IvmSettings settings)
+      throws SQLException {
     ViewAnalyzer.Analysis analysis =
         ViewCompiler.plan(duckDb, name, query, catalog.trackedTables()).analysis();
     IvmCatalog.ensureExists(duckDb);
@@ -129,7 +132,16 @@ public final class MaterializedViews {
         s.execute(sql);
       }
     }
-    return compiler.program(view, tracked);
+    RefreshProgram program = compiler.program(view, tracked);
+    // the commonest refreshes (one base table changed, with or without deletes) are planned now,
+    // so that a first refresh does not pay for planning, and a delta that cannot be compiled
+    // fails the CREATE instead of a later refresh
+    for (int tableId : view.inputTableIds()) {
+      ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
+      program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
+      program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
+    }
+    return program;
   }
 
   /** {@code DROP MATERIALIZED VIEW}: removes the view and every artefact no other view needs. */
