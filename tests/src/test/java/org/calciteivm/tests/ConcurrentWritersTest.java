@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -88,51 +87,8 @@ class ConcurrentWritersTest {
   private static void write(
       String url, Random random, long base, long deadline, AtomicLong committed)
       throws SQLException {
-    try (Connection c = DriverManager.getConnection(url);
-        Statement s = c.createStatement();
-        PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)")) {
-      long next = base;
-      while (System.nanoTime() < deadline) {
-        boolean explicit = random.nextInt(3) == 0;
-        if (explicit) {
-          c.setAutoCommit(false);
-        }
-        int statements = 1 + random.nextInt(3);
-        for (int i = 0; i < statements; i++) {
-          switch (random.nextInt(3)) {
-            case 0:
-              for (int r = 0; r < 1 + random.nextInt(4); r++) {
-                insert.setLong(1, next++);
-                insert.setInt(2, random.nextInt(5));
-                insert.setInt(3, random.nextInt(50));
-                insert.addBatch();
-              }
-              insert.executeBatch();
-              break;
-            case 1:
-              s.execute(
-                  "UPDATE t SET val = val + 7, grp = (grp + 1) % 5 WHERE id BETWEEN "
-                      + (base + random.nextInt(Math.max(1, (int) (next - base))))
-                      + " AND "
-                      + (next + 2));
-              break;
-            default:
-              s.execute(
-                  "DELETE FROM t WHERE id = "
-                      + (base + random.nextInt(Math.max(1, (int) (next - base)))));
-              break;
-          }
-        }
-        if (explicit) {
-          if (random.nextInt(4) == 0) {
-            c.rollback();
-          } else {
-            c.commit();
-          }
-          c.setAutoCommit(true);
-        }
-        committed.incrementAndGet();
-      }
+    try (Connection c = DriverManager.getConnection(url)) {
+      RandomWrites.until(c, random, base, deadline, committed);
     }
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -96,48 +95,8 @@ class RemoteConcurrencyTest {
   private static void write(
       IvmServer server, Random random, long base, long deadline, AtomicLong committed)
       throws SQLException {
-    try (Connection c = RemoteServer.connect(server);
-        Statement s = c.createStatement();
-        PreparedStatement insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)")) {
-      long next = base;
-      while (System.nanoTime() < deadline) {
-        boolean explicit = random.nextInt(3) == 0;
-        c.setAutoCommit(!explicit);
-        // Avatica's client sends the change with the next statement it creates or prepares, not
-        // with a prepared statement's execute or batch, nor with commit: getAutoCommit sends it.
-        c.getAutoCommit();
-        for (int i = 0; i < 1 + random.nextInt(3); i++) {
-          switch (random.nextInt(3)) {
-            case 0 -> {
-              for (int r = 0; r < 1 + random.nextInt(4); r++) {
-                insert.setLong(1, next++);
-                insert.setInt(2, random.nextInt(5));
-                insert.setInt(3, random.nextInt(50));
-                insert.addBatch();
-              }
-              insert.executeBatch();
-            }
-            case 1 ->
-                s.execute(
-                    "UPDATE t SET val = val + 7, grp = (grp + 1) % 5 WHERE id BETWEEN "
-                        + (base + random.nextInt(Math.max(1, (int) (next - base))))
-                        + " AND "
-                        + (next + 2));
-            default ->
-                s.execute(
-                    "DELETE FROM t WHERE id = "
-                        + (base + random.nextInt(Math.max(1, (int) (next - base)))));
-          }
-        }
-        if (explicit) {
-          if (random.nextInt(4) == 0) {
-            c.rollback();
-          } else {
-            c.commit();
-          }
-        }
-        committed.incrementAndGet();
-      }
+    try (Connection c = RemoteServer.connect(server)) {
+      RandomWrites.until(c, random, base, deadline, committed);
     }
   }
 
