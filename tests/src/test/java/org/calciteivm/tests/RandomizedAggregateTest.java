@@ -37,7 +37,6 @@ import org.junit.jupiter.api.Test;
  * statements are written to {@code target/randomized/} as a script.
  */
 class RandomizedAggregateTest {
-  private static final int MAX_VIEWS = 4;
   private static final int MAX_ROWS = 150;
   private static final List<String> SETTINGS =
       List.of("ivm_skip_aggregate_delete", "ivm_minmax_incremental", "ivm_skip_projection_delete");
@@ -64,7 +63,7 @@ class RandomizedAggregateTest {
   }
 
   /** One database, one table, its views and a sequence of write batches and refreshes. */
-  private static final class Round {
+  private static final class Round implements RandomRound {
     private final long seed;
     private final int round;
     private final int steps;
@@ -79,6 +78,27 @@ class RandomizedAggregateTest {
     private int viewCount;
     private int refreshes;
     private int step;
+
+    @Override
+    public Random random() {
+      return random;
+    }
+
+    @Override
+    public Map<String, ?> views() {
+      return views;
+    }
+
+    @Override
+    public void atStep(int step) {
+      this.step = step;
+    }
+
+    @Override
+    public void dropView(String name) throws SQLException {
+      execute("DROP MATERIALIZED VIEW " + name);
+      views.remove(name);
+    }
 
     Round(long seed, int round, int steps, int[] combinations) {
       this.seed = seed;
@@ -97,27 +117,7 @@ class RandomizedAggregateTest {
         agg = new AggSql(random, sql, "t", columns());
         execute(sql.insert(5 + random.nextInt(15)));
         execute(agg.nullHeavyInsert(3 + random.nextInt(8)));
-        createView();
-        createView();
-        for (step = 1; step <= steps; step++) {
-          if (views.size() < MAX_VIEWS && random.nextInt(10) == 0) {
-            createView();
-          }
-          if (views.size() > 1 && random.nextInt(20) == 0) {
-            String name = views.keySet().iterator().next();
-            execute("DROP MATERIALIZED VIEW " + name);
-            views.remove(name);
-          }
-          writeBatch();
-          for (String name : List.copyOf(views.keySet())) {
-            if (random.nextInt(10) < 4) {
-              refresh(name);
-            }
-          }
-        }
-        for (String name : List.copyOf(views.keySet())) {
-          refresh(name);
-        }
+        runSteps(steps, 10);
         return refreshes;
       } catch (SQLException | AssertionError e) {
         Path script =
@@ -165,7 +165,8 @@ class RandomizedAggregateTest {
           .orElseThrow(() -> new IllegalStateException("unexpected column type " + duckDbType));
     }
 
-    private void createView() throws SQLException {
+    @Override
+    public void createView() throws SQLException {
       String name = "v" + viewCount++;
       AggSql.ViewQuery query = agg.viewQuery();
       try {
@@ -187,7 +188,8 @@ class RandomizedAggregateTest {
       }
     }
 
-    private void writeBatch() throws SQLException {
+    @Override
+    public void writeBatch() throws SQLException {
       int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));
       if (random.nextInt(25) == 0) {
         // Every row goes, sometimes with new rows in the same cycle.
@@ -224,7 +226,8 @@ class RandomizedAggregateTest {
     }
 
     /** Refreshes with a random combination of the settings, then checks the view. */
-    private void refresh(String name) throws SQLException {
+    @Override
+    public void refresh(String name) throws SQLException {
       int combination = random.nextInt(1 << SETTINGS.size());
       for (int i = 0; i < SETTINGS.size(); i++) {
         boolean value = (combination & (1 << i)) != 0;

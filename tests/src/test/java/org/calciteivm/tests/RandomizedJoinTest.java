@@ -44,7 +44,6 @@ import org.junit.jupiter.api.Test;
  * statements are written to {@code target/randomized/} as a script.
  */
 class RandomizedJoinTest {
-  private static final int MAX_VIEWS = 4;
   private static final List<String> STRATEGIES = ScenarioTest.JOIN_STRATEGIES;
   private static final List<String> FAST_PATHS =
       List.of("ivm_skip_projection_delete", "ivm_skip_aggregate_delete", "ivm_minmax_incremental");
@@ -91,7 +90,7 @@ class RandomizedJoinTest {
   }
 
   /** One database, its tables and views, and a sequence of write batches and refreshes. */
-  private static final class Round {
+  private static final class Round implements RandomRound {
     private final long seed;
     private final int round;
     private final int steps;
@@ -104,6 +103,27 @@ class RandomizedJoinTest {
     private String strategy = "auto";
     private int viewCount;
     private int step;
+
+    @Override
+    public Random random() {
+      return random;
+    }
+
+    @Override
+    public Map<String, ?> views() {
+      return views;
+    }
+
+    @Override
+    public void atStep(int step) {
+      this.step = step;
+    }
+
+    @Override
+    public void dropView(String name) throws SQLException {
+      execute("DROP MATERIALIZED VIEW " + name);
+      views.remove(name);
+    }
 
     Round(long seed, int round, int steps, Stats stats) {
       this.seed = seed;
@@ -126,27 +146,7 @@ class RandomizedJoinTest {
           execute(sql.createTable(t));
           write(sql.initialInsert(t, 4 + random.nextInt(8)), false);
         }
-        createView();
-        createView();
-        for (step = 1; step <= steps; step++) {
-          if (views.size() < MAX_VIEWS && random.nextInt(8) == 0) {
-            createView();
-          }
-          if (views.size() > 1 && random.nextInt(20) == 0) {
-            String name = views.keySet().iterator().next();
-            execute("DROP MATERIALIZED VIEW " + name);
-            views.remove(name);
-          }
-          writeBatch();
-          for (String name : List.copyOf(views.keySet())) {
-            if (random.nextInt(10) < 4) {
-              refresh(name);
-            }
-          }
-        }
-        for (String name : List.copyOf(views.keySet())) {
-          refresh(name);
-        }
+        runSteps(steps, 8);
       } catch (SQLException | AssertionError e) {
         Path script =
             Path.of("target", "randomized", "join-seed" + seed + "-round" + round + ".sql");
@@ -172,7 +172,8 @@ class RandomizedJoinTest {
       return properties;
     }
 
-    private void createView() throws SQLException {
+    @Override
+    public void createView() throws SQLException {
       String name = "v" + viewCount++;
       AggSql.ViewQuery query = sql.viewQuery();
       try {
@@ -205,7 +206,8 @@ class RandomizedJoinTest {
      * Writes to one table (half of the batches), to two, or to all of them; sometimes insert-only,
      * sometimes in a transaction that commits or rolls back.
      */
-    private void writeBatch() throws SQLException {
+    @Override
+    public void writeBatch() throws SQLException {
       List<Integer> targets = new ArrayList<>();
       for (int t = 0; t < sql.tables(); t++) {
         targets.add(t);
@@ -304,7 +306,8 @@ class RandomizedJoinTest {
     }
 
     /** Refreshes with a random join strategy (and now and then a fast path switched), checks. */
-    private void refresh(String name) throws SQLException {
+    @Override
+    public void refresh(String name) throws SQLException {
       String next = STRATEGIES.get(random.nextInt(STRATEGIES.size()));
       if (!next.equals(strategy) || random.nextInt(10) == 0) {
         execute(

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
  * of the seed). A failing round's statements are written to {@code target/randomized/} as a script.
  */
 class RandomizedProjectionTest {
-  private static final int MAX_VIEWS = 4;
   private static final int MAX_ROWS = 150;
 
   @Test
@@ -46,7 +45,7 @@ class RandomizedProjectionTest {
   }
 
   /** One database, one table, its views and a sequence of write batches and refreshes. */
-  private static final class Round {
+  private static final class Round implements RandomRound {
     private final long seed;
     private final int round;
     private final int steps;
@@ -58,6 +57,27 @@ class RandomizedProjectionTest {
     private int viewCount;
     private int refreshes;
     private int step;
+
+    @Override
+    public Random random() {
+      return random;
+    }
+
+    @Override
+    public Map<String, ?> views() {
+      return views;
+    }
+
+    @Override
+    public void atStep(int step) {
+      this.step = step;
+    }
+
+    @Override
+    public void dropView(String name) throws SQLException {
+      execute("DROP MATERIALIZED VIEW " + name);
+      views.remove(name);
+    }
 
     Round(long seed, int round, int steps) {
       this.seed = seed;
@@ -73,27 +93,7 @@ class RandomizedProjectionTest {
         connection = c;
         execute(sql.createTable());
         execute(sql.insert(5 + random.nextInt(15)));
-        createView();
-        createView();
-        for (step = 1; step <= steps; step++) {
-          if (views.size() < MAX_VIEWS && random.nextInt(8) == 0) {
-            createView();
-          }
-          if (views.size() > 1 && random.nextInt(20) == 0) {
-            String name = views.keySet().iterator().next();
-            execute("DROP MATERIALIZED VIEW " + name);
-            views.remove(name);
-          }
-          writeBatch();
-          for (String name : List.copyOf(views.keySet())) {
-            if (random.nextInt(10) < 4) {
-              refresh(name);
-            }
-          }
-        }
-        for (String name : List.copyOf(views.keySet())) {
-          refresh(name);
-        }
+        runSteps(steps, 8);
         return refreshes;
       } catch (SQLException | AssertionError e) {
         Path script = Path.of("target", "randomized", "seed" + seed + "-round" + round + ".sql");
@@ -108,7 +108,8 @@ class RandomizedProjectionTest {
       }
     }
 
-    private void createView() throws SQLException {
+    @Override
+    public void createView() throws SQLException {
       String name = "v" + viewCount++;
       String query = sql.viewQuery();
       try {
@@ -130,7 +131,8 @@ class RandomizedProjectionTest {
       }
     }
 
-    private void writeBatch() throws SQLException {
+    @Override
+    public void writeBatch() throws SQLException {
       int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));
       boolean insertOnly = rows < MAX_ROWS && random.nextInt(10) < 3;
       int transaction = random.nextInt(12);
@@ -155,7 +157,8 @@ class RandomizedProjectionTest {
       }
     }
 
-    private void refresh(String name) throws SQLException {
+    @Override
+    public void refresh(String name) throws SQLException {
       if (random.nextInt(3) == 0) {
         execute("SET ivm_skip_projection_delete = " + random.nextBoolean());
       }
