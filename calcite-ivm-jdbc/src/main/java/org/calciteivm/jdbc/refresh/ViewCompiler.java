@@ -249,14 +249,12 @@ public final class ViewCompiler {
                 DuckDbCatalog.columnNames(
                     connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())))
             : new CompiledDeltas(view, tracked, List.of());
-    ImmutableList<String> hidden =
-        aggregate == null
-            ? ImmutableList.of()
-            : AggregateState.of(aggregate).state().stream()
-                .map(AggregateState.StateColumn::name)
-                .collect(ImmutableList.toImmutableList());
     return new RefreshProgram(
-        view.name(), analysis.strategy(), hidden, scannedTableIds.build(), deltas);
+        view.name(),
+        analysis.strategy(),
+        maintained.stateColumns(),
+        scannedTableIds.build(),
+        deltas);
   }
 
   /** The tracked table a scan of the view reads. */
