@@ -398,15 +398,15 @@ public final class CaptureRewriter {
   }
 
   /**
-   * The connection's stage table for {@code purpose}; its name tells the captured columns apart, so
-   * a connection's stage from before a view made the table capture more columns is not reused.
+   * The connection's stage table for {@code purpose}; its name tells the table's columns and the
+   * captured columns apart, so a connection's stage from before a view made the table capture more
+   * columns, or before ALTER TABLE changed its columns, is not reused.
    */
   private String stage(String purpose) {
+    int shape = 31 * table.relation().columns().hashCode() + table.capturedColumns().hashCode();
     return IvmNames.qualified(
         "temp",
-        IvmNames.stageTable(purpose, table.id())
-            + "_"
-            + Integer.toUnsignedString(table.capturedColumns().hashCode(), 36));
+        IvmNames.stageTable(purpose, table.id()) + "_" + Integer.toUnsignedString(shape, 36));
   }
 
   private static String newValueColumn(int index) {
