@@ -9,9 +9,11 @@ import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.IvmSetting;
 import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.capture.ChangeCapture;
+import org.calciteivm.jdbc.ddl.BaseTableAlterations;
 import org.calciteivm.jdbc.ddl.MaterializedViews;
 import org.calciteivm.jdbc.ddl.SchemaGuard;
 import org.calciteivm.jdbc.sql.ParsedStatement;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
@@ -76,6 +78,10 @@ final class StatementRouter {
       if (plan.isPresent()) {
         return new Count(
             connection.capturing(plan.get().tableId(), () -> plan.get().run(connection.duckDb())));
+      }
+    } else if (parsed instanceof AlterTable alter) {
+      if (BaseTableAlterations.alter(connection, alter, sql)) {
+        return new Count(0);
       }
     } else if (parsed instanceof SchemaChange change) {
       SchemaGuard.check(connection.database().catalog(), change);

@@ -364,8 +364,7 @@ public final class MaterializedViews {
     return name.name();
   }
 
-  private static void requireNoTransaction(IvmConnection connection, String statement)
-      throws SQLException {
+  static void requireNoTransaction(IvmConnection connection, String statement) throws SQLException {
     if (connection.inTransaction()) {
       throw new SQLException(
           statement + " cannot run inside a transaction: commit or roll back first", "25001");

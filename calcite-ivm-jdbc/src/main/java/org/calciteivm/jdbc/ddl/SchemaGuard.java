@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.ddl;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
@@ -25,20 +26,7 @@ public final class SchemaGuard {
         checkSchema(catalog, target.name());
         continue;
       }
-      if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
-        throw new SQLException(
-            "cannot " + change.what() + " " + target + ": it belongs to calcite-ivm", "42501");
-      }
-      Optional<ViewEntry> view = catalog.view(target.name());
-      if (view.isPresent() && target.schema().equalsIgnoreCase("main")) {
-        throw new SQLException(
-            "cannot "
-                + change.what()
-                + " "
-                + target
-                + ": it is a materialized view; use DROP MATERIALIZED VIEW",
-            "42809");
-      }
+      refuseOwnedObject(catalog, change.what(), target);
       Optional<TrackedTable> table = catalog.trackedTable(target.schema(), target.name());
       if (table.isPresent()) {
         throw new SQLException(
@@ -46,11 +34,35 @@ public final class SchemaGuard {
                 + change.what()
                 + " "
                 + target
-                + ": materialized view "
-                + viewNames(catalog, table.get())
-                + " depends on it; drop the materialized view first",
+                + ": "
+                + dependents(catalog.viewsReading(table.get().id()), "depends", "depend")
+                + " on it; drop the materialized view first",
             "2BP01");
       }
+    }
+  }
+
+  /**
+   * Fails if {@code target} belongs to calcite-ivm: a table in its schema, or the relation users
+   * query a materialized view by.
+   *
+   * @param what the statement, for the message (e.g. {@code "alter table"})
+   */
+  public static void refuseOwnedObject(CatalogSnapshot catalog, String what, ObjectName target)
+      throws SQLException {
+    if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+      throw new SQLException(
+          "cannot " + what + " " + target + ": it belongs to calcite-ivm", "42501");
+    }
+    Optional<ViewEntry> view = catalog.view(target.name());
+    if (view.isPresent() && target.schema().equalsIgnoreCase("main")) {
+      throw new SQLException(
+          "cannot "
+              + what
+              + " "
+              + target
+              + ": it is a materialized view; use DROP MATERIALIZED VIEW",
+          "42809");
     }
   }
 
@@ -64,18 +76,23 @@ public final class SchemaGuard {
         throw new SQLException(
             "cannot drop schema "
                 + schema
-                + ": materialized view "
-                + viewNames(catalog, table)
-                + " depends on its table "
+                + ": "
+                + dependents(catalog.viewsReading(table.id()), "depends", "depend")
+                + " on its table "
                 + table.relation().name(),
             "2BP01");
       }
     }
   }
 
-  private static String viewNames(CatalogSnapshot catalog, TrackedTable table) {
-    return catalog.viewsReading(table.id()).stream()
-        .map(v -> '"' + v.name() + '"')
-        .collect(Collectors.joining(", "));
+  /**
+   * {@code materialized view "a" <singularVerb>} or {@code materialized views "a", "b"
+   * <pluralVerb>}, for messages.
+   */
+  static String dependents(List<ViewEntry> views, String singularVerb, String pluralVerb) {
+    String names = views.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", "));
+    return views.size() == 1
+        ? "materialized view " + names + " " + singularVerb
+        : "materialized views " + names + " " + pluralVerb;
   }
 }

@@ -37,11 +37,40 @@ public sealed interface ParsedStatement {
   /** A statement that changes or removes the definition of tables ({@code DROP TABLE}, ...). */
   record SchemaChange(String what, ImmutableList<ObjectName> targets) implements ParsedStatement {}
 
+  /**
+   * {@code ALTER TABLE target ...}: what it changes and, for a column change, which column ({@code
+   * column}: the added, dropped, renamed or retyped column; null otherwise).
+   */
+  record AlterTable(ObjectName target, TableAlteration alteration, String column)
+      implements ParsedStatement {}
+
   /** {@code BEGIN}, {@code COMMIT} or {@code ROLLBACK} and their synonyms. */
   record TransactionControl(boolean begins) implements ParsedStatement {}
 
   /** Anything else: passed to DuckDB unchanged. */
   record Other() implements ParsedStatement {}
+
+  /** What an {@code ALTER TABLE} does, as far as materialized views care. */
+  enum TableAlteration {
+    /** {@code ADD [COLUMN]}. */
+    ADD_COLUMN,
+    /** {@code DROP [COLUMN]}. */
+    DROP_COLUMN,
+    /** {@code RENAME [COLUMN] c TO d}. */
+    RENAME_COLUMN,
+    /** {@code ALTER [COLUMN] c [SET DATA] TYPE t}. */
+    CHANGE_COLUMN_TYPE,
+    /**
+     * {@code ALTER [COLUMN] c SET/DROP DEFAULT}, {@code SET/DROP NOT NULL}: rows stay as they are.
+     */
+    CHANGE_COLUMN_RULE,
+    /** {@code ADD PRIMARY KEY / UNIQUE / CONSTRAINT ...}: rows stay as they are. */
+    ADD_CONSTRAINT,
+    /** {@code RENAME TO}. */
+    RENAME_TABLE,
+    /** Anything else. */
+    OTHER
+  }
 
   /** The kinds of row-changing statements. */
   enum WriteKind {

@@ -6,6 +6,7 @@ import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.List;
 import org.calciteivm.core.IvmSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
@@ -14,6 +15,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
@@ -144,13 +146,63 @@ public final class StatementParser {
 
   private static ParsedStatement alter(TokenCursor in) throws SQLException {
     in.next();
-    for (String kind : List.of("TABLE", "VIEW")) {
-      if (in.accept(kind)) {
-        in.acceptAll("IF", "EXISTS");
-        return new SchemaChange("alter " + kind.toLowerCase(), ImmutableList.of(in.name()));
-      }
+    if (in.accept("TABLE")) {
+      in.acceptAll("IF", "EXISTS");
+      return alterTable(in, in.name());
+    }
+    if (in.accept("VIEW")) {
+      in.acceptAll("IF", "EXISTS");
+      return new SchemaChange("alter view", ImmutableList.of(in.name()));
     }
     return new Other();
+  }
+
+  private static AlterTable alterTable(TokenCursor in, ObjectName table) throws SQLException {
+    if (in.accept("ADD")) {
+      for (String constraint : List.of("PRIMARY", "UNIQUE", "CONSTRAINT", "FOREIGN", "CHECK")) {
+        if (in.peek() != null && in.peek().isKeyword(constraint)) {
+          return new AlterTable(table, TableAlteration.ADD_CONSTRAINT, null);
+        }
+      }
+      in.accept("COLUMN");
+      in.acceptAll("IF", "NOT", "EXISTS");
+      return new AlterTable(table, TableAlteration.ADD_COLUMN, column(in));
+    }
+    if (in.accept("DROP")) {
+      if (in.peek() != null && in.peek().isKeyword("CONSTRAINT")) {
+        return new AlterTable(table, TableAlteration.OTHER, null);
+      }
+      in.accept("COLUMN");
+      in.acceptAll("IF", "EXISTS");
+      return new AlterTable(table, TableAlteration.DROP_COLUMN, column(in));
+    }
+    if (in.accept("RENAME")) {
+      if (in.accept("TO")) {
+        return new AlterTable(table, TableAlteration.RENAME_TABLE, null);
+      }
+      in.accept("COLUMN");
+      return new AlterTable(table, TableAlteration.RENAME_COLUMN, column(in));
+    }
+    if (in.accept("ALTER")) {
+      in.accept("COLUMN");
+      String column = column(in);
+      boolean type =
+          in.accept("TYPE") || in.acceptAll("SET", "DATA", "TYPE") || in.acceptAll("SET", "TYPE");
+      return new AlterTable(
+          table,
+          type ? TableAlteration.CHANGE_COLUMN_TYPE : TableAlteration.CHANGE_COLUMN_RULE,
+          column);
+    }
+    return new AlterTable(table, TableAlteration.OTHER, null);
+  }
+
+  private static String column(TokenCursor in) throws SQLException {
+    SqlToken token = in.next();
+    if (!token.isIdentifier()) {
+      throw new SQLSyntaxErrorException(
+          "syntax error: expected a column name at \"" + token.text() + "\"", "42601");
+    }
+    return token.identifier();
   }
 
   private static ParsedStatement explain(TokenCursor in, List<SqlToken> tokens)

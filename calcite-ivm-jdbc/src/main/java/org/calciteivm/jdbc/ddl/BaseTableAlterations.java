@@ -1,0 +1,190 @@
+package org.calciteivm.jdbc.ddl;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.ViewCompiler;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
+
+/**
+ * {@code ALTER TABLE} of a base table that materialized views read. What the views read must stay
+ * as it is; everything else may change:
+ *
+ * <ul>
+ *   <li>adding a column, changing a column's default or nullability, adding a constraint: allowed,
+ *       unless a view would read the new column (one that selects {@code *} or joins {@code
+ *       NATURAL}ly: its columns were fixed when it was created);
+ *   <li>dropping, renaming or retyping a column: refused, naming the views, if a view reads the
+ *       column; otherwise allowed, and a column captured for views dropped since stops being
+ *       captured;
+ *   <li>renaming the table, and anything else: refused, naming the views.
+ * </ul>
+ *
+ * <p>The statement, the change of the delta table and the check that every view still plans to the
+ * same columns run in one transaction: a refused change leaves the database as it was.
+ */
+public final class BaseTableAlterations {
+  private BaseTableAlterations() {}
+
+  /**
+   * Runs {@code sql}, the statement {@code alter}, if its target is a tracked table and the change
+   * keeps every view right; returns false, without running it, if the target is not tracked.
+   */
+  public static boolean alter(IvmConnection connection, AlterTable alter, String sql)
+      throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
+    SchemaGuard.refuseOwnedObject(catalog, "alter table", alter.target());
+    Optional<TrackedTable> found =
+        catalog.trackedTable(alter.target().schema(), alter.target().name());
+    if (found.isEmpty()) {
+      return false;
+    }
+    if (alter.alteration() == TableAlteration.RENAME_TABLE
+        || alter.alteration() == TableAlteration.OTHER) {
+      String what = alter.alteration() == TableAlteration.RENAME_TABLE ? "rename" : "alter";
+      SchemaGuard.check(
+          catalog, new SchemaChange(what + " table", ImmutableList.of(alter.target())));
+    }
+    MaterializedViews.requireNoTransaction(connection, "ALTER TABLE of a table views read");
+    IvmDatabase database = connection.database();
+    Connection duckDb = connection.duckDb();
+    database.changeCatalog(
+        () ->
+            connection.atomically(
+                () -> {
+                  alterInTransaction(duckDb, IvmCatalog.load(duckDb), alter, sql);
+                  return null;
+                }));
+    // the views' programs were planned against the table's old columns
+    for (ViewEntry view : database.catalog().viewsReading(found.get().id())) {
+      database.evictProgram(view.id());
+    }
+    return true;
+  }
+
+  private static void alterInTransaction(
+      Connection duckDb, CatalogSnapshot catalog, AlterTable alter, String sql)
+      throws SQLException {
+    TrackedTable table =
+        catalog
+            .trackedTable(alter.target().schema(), alter.target().name())
+            .orElseThrow(() -> new SQLException("table " + alter.target() + " is not tracked"));
+    Map<ViewEntry, Set<String>> before = columnsRead(duckDb, catalog, table);
+    String column = alter.column();
+    boolean changesColumn =
+        alter.alteration() == TableAlteration.DROP_COLUMN
+            || alter.alteration() == TableAlteration.RENAME_COLUMN
+            || alter.alteration() == TableAlteration.CHANGE_COLUMN_TYPE;
+    if (changesColumn) {
+      List<ViewEntry> readers =
+          before.entrySet().stream()
+              .filter(e -> containsIgnoreCase(e.getValue(), column))
+              .map(Map.Entry::getKey)
+              .collect(Collectors.toList());
+      if (!readers.isEmpty()) {
+        throw refusal(alter, SchemaGuard.dependents(readers, "reads", "read") + " it");
+      }
+    }
+    try (Statement s = duckDb.createStatement()) {
+      s.execute(sql);
+      Optional<String> captured =
+          table.capturedColumns().stream().filter(c -> c.equalsIgnoreCase(column)).findFirst();
+      if (changesColumn && captured.isPresent()) {
+        // captured for a view dropped since: no view reads it any more
+        s.execute(
+            "ALTER TABLE " + table.deltaTable() + " DROP COLUMN " + IvmNames.quote(captured.get()));
+      }
+    }
+    CatalogSnapshot altered = IvmCatalog.load(duckDb);
+    TrackedTable alteredTable = altered.trackedTable(table.id());
+    Map<ViewEntry, Set<String>> after;
+    try {
+      after = columnsRead(duckDb, altered, alteredTable);
+    } catch (SQLException e) {
+      throw new SQLException(
+          "cannot "
+              + describe(alter)
+              + ": a materialized view reading "
+              + alter.target()
+              + " would no longer plan: "
+              + e.getMessage(),
+          "2BP01",
+          e);
+    }
+    for (Map.Entry<ViewEntry, Set<String>> view : after.entrySet()) {
+      if (!view.getValue().equals(before.get(view.getKey()))) {
+        throw refusal(
+            alter,
+            SchemaGuard.dependents(List.of(view.getKey()), "would", "would")
+                + " read different columns of "
+                + alter.target()
+                + " (it selects * or joins NATURAL or USING, and its columns were fixed when it"
+                + " was created)");
+      }
+    }
+  }
+
+  /** Per view reading {@code table}, the names of the table's columns it reads. */
+  private static Map<ViewEntry, Set<String>> columnsRead(
+      Connection duckDb, CatalogSnapshot catalog, TrackedTable table) throws SQLException {
+    Map<ViewEntry, Set<String>> columns = new LinkedHashMap<>();
+    for (ViewEntry view : catalog.viewsReading(table.id())) {
+      Map<List<String>, ? extends Set<String>> used =
+          ViewCompiler.plan(duckDb, view.name(), view.query(), catalog.trackedTables())
+              .analysis()
+              .usedColumns();
+      Set<String> read = Set.of();
+      for (Map.Entry<List<String>, ? extends Set<String>> entry : used.entrySet()) {
+        List<String> name = entry.getKey();
+        if (name.get(name.size() - 1).equalsIgnoreCase(table.relation().name())
+            && name.get(name.size() - 2).equalsIgnoreCase(table.relation().schema())) {
+          read = Set.copyOf(entry.getValue());
+        }
+      }
+      columns.put(view, read);
+    }
+    return columns;
+  }
+
+  private static boolean containsIgnoreCase(Set<String> names, String name) {
+    return names.stream().anyMatch(n -> n.equalsIgnoreCase(name));
+  }
+
+  private static SQLException refusal(AlterTable alter, String reason) {
+    return new SQLException(
+        "cannot " + describe(alter) + ": " + reason + "; drop the materialized view first",
+        "2BP01");
+  }
+
+  private static String describe(AlterTable alter) {
+    String table = alter.target().toString();
+    switch (alter.alteration()) {
+      case ADD_COLUMN:
+        return "add column \"" + alter.column() + "\" to table " + table;
+      case DROP_COLUMN:
+        return "drop column \"" + alter.column() + "\" of table " + table;
+      case RENAME_COLUMN:
+        return "rename column \"" + alter.column() + "\" of table " + table;
+      case CHANGE_COLUMN_TYPE:
+        return "change the type of column \"" + alter.column() + "\" of table " + table;
+      default:
+        return "alter table " + table;
+    }
+  }
+}
