@@ -6,11 +6,14 @@ import java.util.stream.Collectors;
 /**
  * Names of the objects calcite-ivm keeps in the database, and quoting. Every internal object lives
  * in the schema {@link #SCHEMA} (or in the connection's temporary schema), so the user's namespace
- * only ever holds the views users asked for.
+ * only holds the views users asked for and the system view {@link #SYSTEM_VIEW}.
  */
 public final class IvmNames {
   /** The schema of calcite-ivm's catalog, delta tables and stored view data. */
   public static final String SCHEMA = "_ivm";
+
+  /** The system view in the main schema that describes every materialized view. */
+  public static final String SYSTEM_VIEW = "ivm_views";
 
   /** Column of a delta table: the epoch a refresh sealed the row into; NULL until then. */
   public static final String EPOCH_COLUMN = "_ivm_epoch";

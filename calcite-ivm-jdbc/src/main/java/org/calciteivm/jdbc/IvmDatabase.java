@@ -50,6 +50,7 @@ public final class IvmDatabase {
   private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
     this.key = key;
     this.root = root;
+    IvmCatalog.upgrade(root);
     this.catalog = IvmCatalog.load(root);
   }
 

@@ -24,7 +24,8 @@ import org.calciteivm.core.ZSets;
  *
  * <ul>
  *   <li>{@code tables}: tracked base tables and the last epoch a refresh sealed their deltas to;
- *   <li>{@code views}: materialized views, their query and strategy;
+ *   <li>{@code views}: materialized views, their query, strategy and hidden columns, and the
+ *       statistics of their last refresh;
  *   <li>{@code view_inputs}: per view and base table, the epoch up to which the view has consumed
  *       the table's delta (its watermark).
  * </ul>
@@ -35,7 +36,30 @@ public final class IvmCatalog {
   private static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
   private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
+  /** The columns of {@code views} added after its first release, with their definitions. */
+  private static final String VIEW_STATISTICS =
+      ", hidden_columns VARCHAR[], last_refresh_at TIMESTAMP,"
+          + " refresh_count BIGINT NOT NULL DEFAULT 0, last_refresh_ms DOUBLE";
+
   private IvmCatalog() {}
+
+  /**
+   * Brings the catalog of a database made by an earlier version up to date: adds the columns of
+   * {@code views} it lacks and the system view. Does nothing to an up-to-date or absent catalog.
+   */
+  public static void upgrade(Connection connection) throws SQLException {
+    if (!exists(connection)
+        || DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views")
+            .contains("refresh_count")) {
+      return;
+    }
+    try (Statement s = connection.createStatement()) {
+      for (String column : VIEW_STATISTICS.substring(2).split(",")) {
+        s.execute("ALTER TABLE " + VIEWS + " ADD COLUMN IF NOT EXISTS " + column.trim());
+      }
+    }
+    SystemView.replace(connection);
+  }
 
   /** Creates the catalog schema and tables if they do not exist. */
   public static void ensureExists(Connection connection) throws SQLException {
@@ -50,7 +74,9 @@ public final class IvmCatalog {
           "CREATE TABLE IF NOT EXISTS "
               + VIEWS
               + " (view_id INTEGER NOT NULL, view_name VARCHAR NOT NULL, query VARCHAR NOT NULL,"
-              + " strategy VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL)");
+              + " strategy VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL"
+              + VIEW_STATISTICS
+              + ")");
       s.execute(
           "CREATE TABLE IF NOT EXISTS "
               + INPUTS
@@ -234,19 +260,28 @@ public final class IvmCatalog {
     return epoch;
   }
 
-  /** Registers a view and its inputs, each with watermark {@code watermarks[i]}. */
+  /**
+   * Registers a view, whose stored table has the hidden columns {@code hiddenColumns}, and its
+   * inputs, each with watermark {@code watermarks[i]}.
+   */
   public static int addView(
       Connection connection,
       String name,
       String query,
       MergeStrategy strategy,
+      List<String> hiddenColumns,
       List<Integer> tableIds,
       List<Long> watermarks)
       throws SQLException {
     int id = nextId(connection, VIEWS, "view_id");
     try (PreparedStatement s =
         connection.prepareStatement(
-            "INSERT INTO " + VIEWS + " VALUES (?, ?, ?, ?, current_timestamp::TIMESTAMP)")) {
+            "INSERT INTO "
+                + VIEWS
+                + " (view_id, view_name, query, strategy, created_at, hidden_columns)"
+                + " VALUES (?, ?, ?, ?, current_timestamp::TIMESTAMP, "
+                + SystemView.listLiteral(hiddenColumns)
+                + ")")) {
       s.setInt(1, id);
       s.setString(2, name);
       s.setString(3, query);

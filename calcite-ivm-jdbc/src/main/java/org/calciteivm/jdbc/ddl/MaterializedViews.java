@@ -28,6 +28,7 @@ import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
+import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
@@ -89,8 +90,8 @@ public final class MaterializedViews {
   private static RefreshProgram createInTransaction(
       Connection duckDb, CatalogSnapshot catalog, String name, String query, IvmSettings settings)
       throws SQLException {
-    ViewAnalyzer.Analysis analysis =
-        ViewCompiler.plan(duckDb, name, query, catalog.trackedTables()).analysis();
+    ViewCompiler firstPlan = ViewCompiler.plan(duckDb, name, query, catalog.trackedTables());
+    ViewAnalyzer.Analysis analysis = firstPlan.analysis();
     IvmCatalog.ensureExists(duckDb);
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
@@ -122,7 +123,16 @@ public final class MaterializedViews {
       // changes committed before this transaction are in the view's first state: consume them
       watermarks.add(IvmCatalog.seal(duckDb, trackedTable));
     }
-    int id = IvmCatalog.addView(duckDb, name, query, analysis.strategy(), tableIds, watermarks);
+    int id =
+        IvmCatalog.addView(
+            duckDb,
+            name,
+            query,
+            analysis.strategy(),
+            firstPlan.hiddenColumns(),
+            tableIds,
+            watermarks);
+    SystemView.replace(duckDb);
     ViewEntry view =
         new ViewEntry(id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds));
     // planned again: the base tables are changing now, which the delta plan depends on
@@ -177,6 +187,7 @@ public final class MaterializedViews {
                     IvmCatalog.collectGarbage(duckDb, table);
                   }
                 }
+                SystemView.replace(duckDb);
                 return null;
               });
           database.evictProgram(view.id());

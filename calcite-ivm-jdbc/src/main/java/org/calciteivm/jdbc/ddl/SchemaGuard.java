@@ -43,14 +43,16 @@ public final class SchemaGuard {
   }
 
   /**
-   * Fails if {@code target} belongs to calcite-ivm: a table in its schema, or the relation users
-   * query a materialized view by.
+   * Fails if {@code target} belongs to calcite-ivm: a table in its schema, the system view {@code
+   * ivm_views}, or the relation users query a materialized view by.
    *
    * @param what the statement, for the message (e.g. {@code "alter table"})
    */
   public static void refuseOwnedObject(CatalogSnapshot catalog, String what, ObjectName target)
       throws SQLException {
-    if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+    if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)
+        || (target.schema().equalsIgnoreCase("main")
+            && target.name().equalsIgnoreCase(IvmNames.SYSTEM_VIEW))) {
       throw new SQLException(
           "cannot " + what + " " + target + ": it belongs to calcite-ivm", "42501");
     }

@@ -17,6 +17,7 @@ import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -144,6 +145,7 @@ public final class RefreshExecutor {
       Steps steps,
       CatalogSnapshot catalog)
       throws SQLException {
+    long started = System.nanoTime();
     IvmSettings settings = connection.settings();
     // inside the transaction: what it sees is what it consumes
     Map<Integer, PendingInput> pending = steps.pending(pendingSql);
@@ -199,6 +201,9 @@ public final class RefreshExecutor {
               ? IvmCatalog.collectGarbageSql(table)
               : IvmCatalog.consumeAllSql(table));
     }
+    steps.execute(
+        "record the refresh in ivm_views",
+        SystemView.refreshRecordedSql(view.id(), (System.nanoTime() - started) / 1e6));
     return new Outcome(rows, choice, steps.timings());
   }
 

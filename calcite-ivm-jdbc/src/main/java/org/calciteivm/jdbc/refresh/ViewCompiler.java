@@ -97,6 +97,11 @@ public final class ViewCompiler {
     return analysis;
   }
 
+  /** The columns of the stored view that users do not see (aggregate state). */
+  public List<String> hiddenColumns() {
+    return maintained.stateColumns();
+  }
+
   /** The statements that create and fill the stored state of {@code view} and its user view. */
   public List<String> creationSql(ViewEntry view) throws SQLException {
     Aggregate aggregate = analysis.aggregate();
