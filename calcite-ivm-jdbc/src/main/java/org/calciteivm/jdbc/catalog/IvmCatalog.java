@@ -279,7 +279,7 @@ public final class IvmCatalog {
             "INSERT INTO "
                 + VIEWS
                 + " (view_id, view_name, query, strategy, created_at, hidden_columns)"
-                + " VALUES (?, ?, ?, ?, current_timestamp::TIMESTAMP, "
+                + " VALUES (?, ?, ?, ?, timezone('UTC', current_timestamp), "
                 + SystemView.listLiteral(hiddenColumns)
                 + ")")) {
       s.setInt(1, id);

@@ -82,7 +82,7 @@ public final class SystemView {
   public static String refreshRecordedSql(int viewId, double millis) {
     return "UPDATE "
         + IvmNames.qualified(IvmNames.SCHEMA, "views")
-        + " SET last_refresh_at = current_timestamp::TIMESTAMP, refresh_count = refresh_count + 1,"
+        + " SET last_refresh_at = timezone('UTC', current_timestamp), refresh_count = refresh_count + 1,"
         + " last_refresh_ms = "
         + String.format(java.util.Locale.ROOT, "%.3f", millis)
         + " WHERE view_id = "
