@@ -48,17 +48,33 @@ public final class IvmCatalog {
    * {@code views} it lacks and the system view. Does nothing to an up-to-date or absent catalog.
    */
   public static void upgrade(Connection connection) throws SQLException {
-    if (!exists(connection)
-        || DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views")
-            .contains("refresh_count")) {
+    if (!exists(connection)) {
       return;
     }
-    try (Statement s = connection.createStatement()) {
-      for (String column : VIEW_STATISTICS.substring(2).split(",")) {
-        s.execute("ALTER TABLE " + VIEWS + " ADD COLUMN IF NOT EXISTS " + column.trim());
+    List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views");
+    List<String> missing = new ArrayList<>();
+    for (String column : VIEW_STATISTICS.substring(2).split(",")) {
+      if (!present.contains(column.trim().split(" ")[0])) {
+        missing.add(column.trim());
       }
     }
-    SystemView.replace(connection);
+    if (missing.isEmpty()) {
+      return;
+    }
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try (Statement s = connection.createStatement()) {
+      for (String column : missing) {
+        s.execute("ALTER TABLE " + VIEWS + " ADD COLUMN " + column);
+      }
+      SystemView.replace(connection);
+      connection.commit();
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(autoCommit);
+    }
   }
 
   /** Creates the catalog schema and tables if they do not exist. */

@@ -1,0 +1,54 @@
+package org.calciteivm.tests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A database whose catalog an earlier version wrote (no refresh statistics, no {@code ivm_views})
+ * is brought up to date when the driver opens it, and its views keep working.
+ */
+class CatalogUpgradeTest {
+  @TempDir Path dir;
+
+  @Test
+  void catalogOfAnEarlierVersionIsUpgradedOnOpen() throws SQLException {
+    String path = dir.resolve("old.duckdb").toString();
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("CREATE TABLE t (k INTEGER, v VARCHAR)");
+      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k, v FROM t WHERE k > 1");
+    }
+    // what the catalog looked like before the statistics (plain DuckDB, not the driver)
+    try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
+        Statement s = plain.createStatement()) {
+      s.execute("DROP VIEW ivm_views");
+      for (String column :
+          new String[] {"hidden_columns", "last_refresh_at", "refresh_count", "last_refresh_ms"}) {
+        s.execute("ALTER TABLE _ivm.views DROP COLUMN " + column);
+      }
+    }
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("INSERT INTO t VALUES (3, 'c')");
+      s.execute("REFRESH MATERIALIZED VIEW f");
+      ViewCheck.assertMatches(ivm, "f", "SELECT k, v FROM t WHERE k > 1", "after the upgrade");
+      try (ResultSet rs =
+          s.executeQuery("SELECT name, refresh_count, pending_rows_total FROM ivm_views")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("f");
+        assertThat(rs.getLong(2)).isEqualTo(1);
+        assertThat(rs.getLong(3)).isZero();
+        assertThat(rs.next()).isFalse();
+      }
+    }
+  }
+}
