@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.SQLException;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.Other;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
+import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.junit.jupiter.api.Test;
@@ -48,6 +50,39 @@ class StatementParserTest {
     assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.UNCAPTURABLE, "main", "t");
     assertWrite("EXPLAIN ANALYZE DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
     assertWrite("WITH x AS (SELECT 1) DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
+  }
+
+  @Test
+  void alterTableNamesWhatItChanges() throws SQLException {
+    assertAlter("ALTER TABLE t ADD COLUMN c INT", TableAlteration.ADD_COLUMN, "c");
+    assertAlter("alter table s.t add if not exists \"C d\" int", TableAlteration.ADD_COLUMN, "C d");
+    assertAlter("ALTER TABLE t ADD PRIMARY KEY (a)", TableAlteration.ADD_CONSTRAINT, null);
+    assertAlter(
+        "ALTER TABLE IF EXISTS t DROP COLUMN IF EXISTS c", TableAlteration.DROP_COLUMN, "c");
+    assertAlter("ALTER TABLE t DROP c CASCADE", TableAlteration.DROP_COLUMN, "c");
+    assertAlter("ALTER TABLE t RENAME COLUMN c TO d", TableAlteration.RENAME_COLUMN, "c");
+    assertAlter("ALTER TABLE t RENAME c TO d", TableAlteration.RENAME_COLUMN, "c");
+    assertAlter("ALTER TABLE t RENAME TO u", TableAlteration.RENAME_TABLE, null);
+    assertAlter("ALTER TABLE t ALTER c TYPE BIGINT", TableAlteration.CHANGE_COLUMN_TYPE, "c");
+    assertAlter(
+        "ALTER TABLE t ALTER COLUMN c SET DATA TYPE BIGINT USING c + 1",
+        TableAlteration.CHANGE_COLUMN_TYPE,
+        "c");
+    assertAlter("ALTER TABLE t ALTER c SET DEFAULT 1", TableAlteration.CHANGE_COLUMN_RULE, "c");
+    assertAlter("ALTER TABLE t ALTER c DROP NOT NULL", TableAlteration.CHANGE_COLUMN_RULE, "c");
+    assertAlter("ALTER TABLE t SET PARTITIONED BY (a)", TableAlteration.OTHER, null);
+    assertThat(StatementParser.parse("ALTER VIEW v RENAME TO w")).isInstanceOf(SchemaChange.class);
+  }
+
+  private static void assertAlter(String sql, TableAlteration alteration, String column)
+      throws SQLException {
+    assertThat(StatementParser.parse(sql))
+        .isInstanceOfSatisfying(
+            AlterTable.class,
+            a -> {
+              assertThat(a.alteration()).as(sql).isEqualTo(alteration);
+              assertThat(a.column()).as(sql).isEqualTo(column);
+            });
   }
 
   @Test
