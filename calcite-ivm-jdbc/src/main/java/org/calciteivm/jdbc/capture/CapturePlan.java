@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * How one write to a tracked table is run so that its change is captured atomically with it.
@@ -14,13 +15,23 @@ import java.sql.Statement;
  * and appends it, weighted, to the table's delta, and empties the stage. The changed rows are
  * computed once, and the base change is applied from the same rows the delta records.
  *
+ * <p>An UPDATE or DELETE first claims the staged rows ({@link RowClaims}): the old values it staged
+ * are the rows' values at commit only if no concurrent transaction changes them. Run it inside
+ * {@code IvmConnection.capturing}, which says whose transaction claims them.
+ *
  * @param tableId the tracked table the write changes
  * @param setupSql creates the stage table if this connection has none yet
  * @param stageSql stages the changed rows; its update count is the write's
  * @param applySql applies the staged rows to the base table and the delta
+ * @param claimSql lists the staged rowids ({@link RowClaims#rowidsSql}), or null for a write of new
+ *     rows only
  */
 public record CapturePlan(
-    int tableId, ImmutableList<String> setupSql, String stageSql, ImmutableList<String> applySql) {
+    int tableId,
+    ImmutableList<String> setupSql,
+    String stageSql,
+    ImmutableList<String> applySql,
+    @Nullable String claimSql) {
 
   /** Creates the stage table if needed. */
   public void setUp(Connection connection) throws SQLException {
@@ -31,8 +42,16 @@ public record CapturePlan(
     }
   }
 
-  /** Applies the staged change; call inside the transaction that staged it. */
+  /**
+   * Claims the staged rows, then applies the staged change; call inside the transaction that staged
+   * it.
+   *
+   * @throws RowClaims.RowConflictException if a concurrent transaction changes some of the rows
+   */
   public void apply(Connection connection) throws SQLException {
+    if (claimSql != null) {
+      RowClaims.claimStaged(connection, tableId, claimSql);
+    }
     try (Statement statement = connection.createStatement()) {
       for (String sql : applySql) {
         statement.execute(sql);

@@ -34,6 +34,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       expressions, cast to the column types); the table is updated from the stage by rowid, the
  *       delta gets -old and +new in one statement.
  * </ul>
+ *
+ * DELETE, TRUNCATE and UPDATE claim their staged rowids before they change the table ({@link
+ * RowClaims}).
  */
 public final class CaptureRewriter {
   private final Write write;
@@ -101,7 +104,8 @@ public final class CaptureRewriter {
         ImmutableList.of(
             "INSERT INTO " + target() + " SELECT * FROM " + stage,
             deltaInsert(captured(""), "1", stage),
-            "DELETE FROM " + stage));
+            "DELETE FROM " + stage),
+        null);
   }
 
   private CapturePlan delete() throws SQLException {
@@ -146,7 +150,8 @@ public final class CaptureRewriter {
                 + stage
                 + ")",
             deltaInsert(captured(""), "-1", stage),
-            "DELETE FROM " + stage));
+            "DELETE FROM " + stage),
+        claimSql(stage));
   }
 
   private @Nullable CapturePlan update() throws SQLException {
@@ -244,7 +249,8 @@ public final class CaptureRewriter {
                 + newRow
                 + "1, NULL FROM "
                 + stage,
-            "DELETE FROM " + stage));
+            "DELETE FROM " + stage),
+        claimSql(stage));
   }
 
   /**
@@ -407,6 +413,11 @@ public final class CaptureRewriter {
     return IvmNames.qualified(
         "temp",
         IvmNames.stageTable(purpose, table.id()) + "_" + Integer.toUnsignedString(shape, 36));
+  }
+
+  /** The query that lists the rowids staged in {@code stage} for {@link RowClaims}. */
+  private static String claimSql(String stage) {
+    return RowClaims.rowidsSql(stage, IvmNames.quote(IvmNames.ROWID_COLUMN));
   }
 
   private static String newValueColumn(int index) {
