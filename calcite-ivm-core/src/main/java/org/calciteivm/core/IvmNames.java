@@ -38,17 +38,30 @@ public final class IvmNames {
 
   /** The temporary view through which a refresh reads the pending change of a base table. */
   public static String pendingTable(int tableId) {
-    return "ivm_pending_" + tableId;
+    return "_ivm_pending_" + tableId;
   }
 
   /** The temporary table a refresh fills with the consolidated change of a view. */
   public static String viewDeltaTable(int viewId) {
-    return "ivm_view_delta_" + viewId;
+    return "_ivm_view_delta_" + viewId;
   }
 
   /** A connection's temporary table that stages the rows of one captured write. */
   public static String stageTable(String purpose, int tableId) {
-    return "ivm_stage_" + purpose + "_" + tableId;
+    return "_ivm_stage_" + purpose + "_" + tableId;
+  }
+
+  /**
+   * Whether a base table column called {@code name} would collide with the columns calcite-ivm adds
+   * next to a base table's columns (delta tables, capture stages): the weight, the epoch, the rowid
+   * and the new values of an UPDATE.
+   */
+  public static boolean isReservedColumn(String name) {
+    String lower = name.toLowerCase(java.util.Locale.ROOT);
+    return lower.equals(ZSets.WEIGHT_COLUMN)
+        || lower.equals(EPOCH_COLUMN)
+        || lower.equals(ROWID_COLUMN)
+        || lower.matches(NEW_VALUE_PREFIX + "[0-9]+");
   }
 
   /** {@code identifier} as a DuckDB quoted identifier. */

@@ -23,6 +23,24 @@ public final class SystemView {
 
   /** Creates or replaces the system view to match the tracked tables of the catalog. */
   public static void replace(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
+                    + " AND schema_name = 'main' AND table_name = "
+                    + IvmNames.literal(IvmNames.SYSTEM_VIEW))) {
+      rs.next();
+      if (rs.getLong(1) > 0) {
+        throw new SQLException(
+            "a table named "
+                + IvmNames.SYSTEM_VIEW
+                + " exists in the schema main; calcite-ivm keeps its system view under that name:"
+                + " rename the table first (ALTER TABLE "
+                + IvmNames.SYSTEM_VIEW
+                + " RENAME TO ...)",
+            "42P07");
+      }
+    }
     List<String> changeLogs = new ArrayList<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =

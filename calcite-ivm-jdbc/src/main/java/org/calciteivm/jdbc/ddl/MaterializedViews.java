@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.IvmSetting;
 import org.calciteivm.core.IvmSettings;
 import org.calciteivm.core.MergeStrategy;
@@ -25,6 +26,7 @@ import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
@@ -108,6 +110,19 @@ public final class MaterializedViews {
         String what = catalog.view(table).isPresent() ? "materialized view " : "view ";
         throw UnsupportedViewException.notYet(
             name, "reading the " + what + "\"" + relation.name() + "\" (read its tables instead)");
+      }
+      for (Column column : relation.columns()) {
+        if (IvmNames.isReservedColumn(column.name())) {
+          throw new SQLException(
+              "cannot create materialized view \""
+                  + name
+                  + "\": column \""
+                  + column.name()
+                  + "\" of table "
+                  + relation.displayName()
+                  + " has a name calcite-ivm reserves for its change logs; rename the column",
+              "42939");
+        }
       }
       Set<String> columns = analysis.usedColumns().get(qualifiedName);
       TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);

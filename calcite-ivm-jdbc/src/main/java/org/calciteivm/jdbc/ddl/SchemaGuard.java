@@ -35,8 +35,13 @@ public final class SchemaGuard {
                 + " "
                 + target
                 + ": "
-                + dependents(catalog.viewsReading(table.get().id()), "depends", "depend")
-                + " on it; drop the materialized view first",
+                + (change.what().startsWith("create temporary")
+                    ? "it would hide table "
+                        + table.get().relation().displayName()
+                        + ", which "
+                        + dependents(catalog.viewsReading(table.get().id()), "reads", "read")
+                    : dependents(catalog.viewsReading(table.get().id()), "depends", "depend")
+                        + " on it; drop the materialized view first"),
             "2BP01");
       }
     }
@@ -50,8 +55,11 @@ public final class SchemaGuard {
    */
   public static void refuseOwnedObject(CatalogSnapshot catalog, String what, ObjectName target)
       throws SQLException {
+    // a user's own table may carry the system view's name (then ivm_views cannot be created)
+    boolean aboutViews = what.endsWith(" view") || what.startsWith("create temporary");
     if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)
-        || (target.schema().equalsIgnoreCase("main")
+        || (aboutViews
+            && target.schema().equalsIgnoreCase("main")
             && target.name().equalsIgnoreCase(IvmNames.SYSTEM_VIEW))) {
       throw new SQLException(
           "cannot " + what + " " + target + ": it belongs to calcite-ivm", "42501");
@@ -63,7 +71,9 @@ public final class SchemaGuard {
               + what
               + " "
               + target
-              + ": it is a materialized view; use DROP MATERIALIZED VIEW",
+              + (what.startsWith("create temporary")
+                  ? ": it would hide the materialized view of that name"
+                  : ": it is a materialized view; use DROP MATERIALIZED VIEW"),
           "42809");
     }
   }

@@ -2,9 +2,11 @@ package org.calciteivm.jdbc.sql;
 
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.List;
+import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.IvmSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
@@ -32,7 +34,36 @@ public final class StatementParser {
   /** Classifies {@code sql}, a single statement. */
   public static ParsedStatement parse(String sql) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(sql);
-    return parse(new TokenCursor(sql, tokens), tokens);
+    ParsedStatement parsed = parse(new TokenCursor(sql, tokens), tokens);
+    if (parsed instanceof Other && definesObjects(tokens) && namesIvmSchema(tokens)) {
+      throw new SQLException(
+          "cannot run "
+              + tokens.get(0).upper()
+              + " on objects of calcite-ivm's schema "
+              + IvmNames.SCHEMA
+              + ": it belongs to calcite-ivm",
+          "42501");
+    }
+    return parsed;
+  }
+
+  /** Whether the statement creates, drops, alters or comments on an object. */
+  private static boolean definesObjects(List<SqlToken> tokens) {
+    return !tokens.isEmpty()
+        && List.of("CREATE", "DROP", "ALTER", "COMMENT").contains(tokens.get(0).upper())
+        && tokens.get(0).kind() == SqlToken.Kind.WORD;
+  }
+
+  /** Whether some name in the statement is qualified by calcite-ivm's schema. */
+  private static boolean namesIvmSchema(List<SqlToken> tokens) {
+    for (int i = 0; i + 1 < tokens.size(); i++) {
+      if (tokens.get(i).isIdentifier()
+          && tokens.get(i).identifier().equalsIgnoreCase(IvmNames.SCHEMA)
+          && tokens.get(i + 1).isSymbol(".")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static ParsedStatement parse(TokenCursor in, List<SqlToken> tokens) throws SQLException {
@@ -57,6 +88,8 @@ public final class StatementParser {
         return alter(in);
       case "EXPLAIN":
         return explain(in, tokens);
+      case "USE":
+        throw changesDefaultSchema("USE");
       case "SET":
         return set(in);
       case "RESET":
@@ -98,8 +131,7 @@ public final class StatementParser {
   private static ParsedStatement create(TokenCursor in, List<SqlToken> tokens) throws SQLException {
     in.next();
     boolean orReplace = in.acceptAll("OR", "REPLACE");
-    in.accept("TEMP");
-    in.accept("TEMPORARY");
+    boolean temporary = in.accept("TEMP") || in.accept("TEMPORARY");
     if (in.acceptAll("MATERIALIZED", "VIEW")) {
       if (orReplace) {
         throw new SQLSyntaxErrorException(
@@ -117,8 +149,15 @@ public final class StatementParser {
       }
       return new CreateMaterializedView(name, ifNotExists, query);
     }
-    if (orReplace && in.accept("TABLE")) {
-      return new SchemaChange("replace table", ImmutableList.of(in.name()));
+    for (String kind : List.of("TABLE", "VIEW")) {
+      if (in.accept(kind)) {
+        in.acceptAll("IF", "NOT", "EXISTS");
+        // a temporary object hides the main object of the same name from unqualified references
+        String what = temporary ? "create temporary " : orReplace ? "replace " : null;
+        return what == null
+            ? new Other()
+            : new SchemaChange(what + kind.toLowerCase(), ImmutableList.of(in.name()));
+      }
     }
     return new Other();
   }
@@ -226,11 +265,20 @@ public final class StatementParser {
 
   private static ParsedStatement set(TokenCursor in) throws SQLException {
     in.next();
-    if (!in.accept("SESSION")) {
-      in.accept("LOCAL");
+    boolean global = false;
+    if (!in.accept("SESSION") && !in.accept("LOCAL")) {
+      global = in.accept("GLOBAL");
     }
     SqlToken name = in.peek();
-    if (name == null || !name.isIdentifier() || !IvmSetting.isIvmName(name.identifier())) {
+    if (name != null
+        && (name.isKeyword("schema") || name.isKeyword("search_path"))
+        && !(in.peek(1) != null && in.peek(1).isSymbol("."))) {
+      throw changesDefaultSchema("SET " + name.text());
+    }
+    if (global
+        || name == null
+        || !name.isIdentifier()
+        || !IvmSetting.isIvmName(name.identifier())) {
       return new Other();
     }
     in.next();
@@ -249,13 +297,35 @@ public final class StatementParser {
     return new SetSetting(name.identifier(), value);
   }
 
+  /**
+   * The refusal of a statement that changes which schema unqualified names mean: the driver decides
+   * which writes to capture and which objects to protect by their names, taking an unqualified name
+   * to be in {@code main}, as DuckDB does by default.
+   */
+  private static SQLException changesDefaultSchema(String statement) {
+    return new SQLFeatureNotSupportedException(
+        statement
+            + " is not supported by calcite-ivm: it resolves unqualified names in the schema main;"
+            + " qualify names with their schema instead",
+        "0A000");
+  }
+
   private static ParsedStatement reset(TokenCursor in) throws SQLException {
     in.next();
-    if (!in.accept("SESSION")) {
-      in.accept("LOCAL");
+    boolean global = false;
+    if (!in.accept("SESSION") && !in.accept("LOCAL")) {
+      global = in.accept("GLOBAL");
     }
     SqlToken name = in.peek();
-    if (name == null || !name.isIdentifier() || !IvmSetting.isIvmName(name.identifier())) {
+    if (name != null
+        && (name.isKeyword("schema") || name.isKeyword("search_path"))
+        && !(in.peek(1) != null && in.peek(1).isSymbol("."))) {
+      throw changesDefaultSchema("SET " + name.text());
+    }
+    if (global
+        || name == null
+        || !name.isIdentifier()
+        || !IvmSetting.isIvmName(name.identifier())) {
       return new Other();
     }
     return new ResetSetting(name.identifier());
