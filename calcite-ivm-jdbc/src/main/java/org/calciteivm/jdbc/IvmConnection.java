@@ -218,7 +218,8 @@ public final class IvmConnection extends DelegatingConnection {
       commitTried = true;
       delegate.commit();
       return result;
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException | Error e) {
+      // an Error too (e.g. an AssertionError from a planner rule): nothing half-done may commit
       try {
         delegate.rollback();
       } catch (SQLException rollbackFailure) {
@@ -307,6 +308,24 @@ public final class IvmConnection extends DelegatingConnection {
     } finally {
       sqlTransaction = false;
       transactionEnded(conflict == null);
+      nextTransactionMayBegin();
+    }
+  }
+
+  /**
+   * Before a SQL {@code COMMIT}: if a conflict aborted the open transaction, rolls it back and
+   * fails with SQLState 40001, as {@link #commit} does.
+   */
+  void failCommitIfAborted() throws SQLException {
+    SQLException conflict = abortedBy;
+    if (conflict == null) {
+      return;
+    }
+    try {
+      rollBackAfter(conflict);
+    } finally {
+      sqlTransaction = false;
+      transactionEnded(false);
       nextTransactionMayBegin();
     }
   }

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import org.calciteivm.jdbc.capture.CapturePlan;
@@ -166,6 +167,12 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           capture.apply(duckDb);
           return counts;
         });
+  }
+
+  @Override
+  public long[] executeLargeBatch() throws SQLException {
+    // through executeBatch, which captures; DuckDB's own would only fill the capture stage
+    return Arrays.stream(executeBatch()).asLongStream().toArray();
   }
 
   @Override

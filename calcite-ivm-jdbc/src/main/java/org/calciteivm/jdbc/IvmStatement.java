@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.calciteivm.jdbc.delegate.DelegatingStatement;
 import org.calciteivm.jdbc.sql.SqlScript;
@@ -163,6 +164,11 @@ final class IvmStatement extends DelegatingStatement {
       batch.clear();
     }
     return counts;
+  }
+
+  @Override
+  public long[] executeLargeBatch() throws SQLException {
+    return Arrays.stream(executeBatch()).asLongStream().toArray();
   }
 
   /**

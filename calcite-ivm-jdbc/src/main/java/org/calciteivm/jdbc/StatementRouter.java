@@ -86,6 +86,10 @@ final class StatementRouter {
     } else if (parsed instanceof SchemaChange change) {
       SchemaGuard.check(connection.database().catalog(), change);
     } else if (parsed instanceof TransactionControl control) {
+      if (control.commits()) {
+        // DuckDB reports success for the COMMIT of a transaction a conflict aborted
+        connection.failCommitIfAborted();
+      }
       try {
         return new Delegated(duckDb.execute(sql));
       } finally {

@@ -282,6 +282,38 @@ class ConflictingWritersTest {
   }
 
   @Test
+  void sqlCommitOfAnAbortedTransactionFailsWith40001() throws Exception {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("sql-commit.duckdb");
+    try (Connection a = DriverManager.getConnection(url);
+        Connection b = DriverManager.getConnection(url);
+        Statement sa = a.createStatement();
+        Statement sb = b.createStatement()) {
+      createTables(sa);
+      sa.execute("CREATE MATERIALIZED VIEW joined AS " + JOIN);
+      sa.execute("BEGIN");
+      sb.execute("BEGIN TRANSACTION");
+      sb.execute("INSERT INTO acct VALUES (100, 0, 100, 0, 0)");
+      sa.execute("DELETE FROM item WHERE id = 3");
+      SQLException conflict =
+          catchThrowableOfType(
+              SQLException.class,
+              () -> sb.execute("UPDATE item SET qty = qty + 1, vq = vq + 1 WHERE id = 3"));
+      assertThat(conflict.getSQLState()).isEqualTo("40001");
+      sa.execute("COMMIT");
+      // DuckDB alone would report success for this COMMIT and roll back silently
+      SQLException commit = catchThrowableOfType(SQLException.class, () -> sb.execute("COMMIT"));
+      assertThat(commit.getSQLState()).isEqualTo("40001");
+      assertThat(commit.getMessage()).startsWith("the transaction was rolled back, not committed");
+      assertThat(ViewCheck.rows(b, "SELECT count(*) FROM acct WHERE id = 100"))
+          .containsExactly("0");
+      assertThat(ViewCheck.rows(a, deltaOf(a, "acct", "count(*)"))).containsExactly("0");
+      sb.execute("INSERT INTO acct VALUES (101, 0, 100, 0, 0)");
+      sa.execute("REFRESH MATERIALIZED VIEW joined");
+      ViewCheck.assertMatches(a, "joined", JOIN, "after an aborted SQL transaction");
+    }
+  }
+
+  @Test
   void conflictingBatchFailsWith40001() throws Exception {
     String url = "jdbc:ivm:duckdb:" + dir.resolve("batch.duckdb");
     try (Connection a = DriverManager.getConnection(url);

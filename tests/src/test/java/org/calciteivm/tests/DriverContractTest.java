@@ -36,6 +36,29 @@ class DriverContractTest {
   }
 
   @Test
+  void largeBatchesAreCaptured() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      createTableAndView(connection);
+      try (PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?, ?)")) {
+        for (int k = 10; k < 13; k++) {
+          insert.setInt(1, k);
+          insert.setString(2, "p" + k);
+          insert.addBatch();
+        }
+        assertThat(insert.executeLargeBatch()).containsExactly(1L, 1L, 1L);
+      }
+      try (Statement statement = connection.createStatement()) {
+        statement.addBatch("INSERT INTO t VALUES (20, 's')");
+        statement.addBatch("DELETE FROM t WHERE k = 10");
+        assertThat(statement.executeLargeBatch()).containsExactly(1L, 1L);
+      }
+      refreshAndCheck(connection);
+      assertThat(ViewCheck.rows(connection, "SELECT count(*) FROM v WHERE k >= 10"))
+          .containsExactly("3");
+    }
+  }
+
+  @Test
   void inMemoryDatabasesArePrivateToTheirConnection() throws SQLException {
     try (Connection a = DriverManager.getConnection(URL);
         Connection b = DriverManager.getConnection(URL)) {

@@ -44,8 +44,11 @@ public sealed interface ParsedStatement {
   record AlterTable(ObjectName target, TableAlteration alteration, String column)
       implements ParsedStatement {}
 
-  /** {@code BEGIN}, {@code COMMIT} or {@code ROLLBACK} and their synonyms. */
-  record TransactionControl(boolean begins) implements ParsedStatement {}
+  /**
+   * {@code BEGIN} ({@code begins}), {@code COMMIT} ({@code commits}) or {@code ROLLBACK} and their
+   * synonyms.
+   */
+  record TransactionControl(boolean begins, boolean commits) implements ParsedStatement {}
 
   /** Anything else: passed to DuckDB unchanged. */
   record Other() implements ParsedStatement {}

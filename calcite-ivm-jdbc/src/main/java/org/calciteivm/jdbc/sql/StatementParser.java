@@ -117,12 +117,13 @@ public final class StatementParser {
         return with(in, tokens);
       case "BEGIN":
       case "START":
-        return new TransactionControl(true);
+        return new TransactionControl(true, false);
       case "COMMIT":
       case "END":
+        return new TransactionControl(false, true);
       case "ROLLBACK":
       case "ABORT":
-        return new TransactionControl(false);
+        return new TransactionControl(false, false);
       default:
         return new Other();
     }
