@@ -59,12 +59,27 @@ class AggregateStateTest {
         .isEqualTo(
             """
             SELECT "status" AS "k1", SUM("_ivm_weight") AS "_ivm_count", \
-            SUM(CASE WHEN "_ivm_weight" = 1 THEN "amount" WHEN "_ivm_weight" = -1 THEN - "amount" \
-            ELSE "amount" * "_ivm_weight" END) FILTER (WHERE "id" > 3) AS "a1_sum", \
+            SUM("amount" * "_ivm_weight") FILTER (WHERE "id" > 3) AS "a1_sum", \
             SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) \
             FILTER (WHERE "id" > 3) AS "a1_count", \
             SUM(CASE WHEN "amount" IS NOT NULL THEN "_ivm_weight" ELSE 0 END) AS "a2_count"
             FROM "temp"."orders_delta"
             GROUP BY "status\"""");
+  }
+
+  // Regression: a delete of INTEGER's minimum negated it as an INTEGER ("Overflow in negation"),
+  // and every later refresh failed the same way; the weight multiplies in BIGINT instead, and a
+  // BIGINT in DECIMAL(38, 0), whose SUM fits DuckDB's HUGEINT sum of BIGINTs.
+  @Test
+  void deltaMultipliesSumsInATypeWiderThanTheArgument() throws Exception {
+    Aggregate aggregate =
+        aggregate("SELECT SUM(id), AVG(CAST(id AS BIGINT)), SUM(CAST(id AS TINYINT)) FROM orders");
+    RelNode delta = DeltaDerivation.derive(aggregate);
+    assertThat(SqlUnparser.duckDb().toSql(delta))
+        .contains("SUM(\"id\" * \"_ivm_weight\") AS \"a1_sum\"")
+        .contains(
+            "SUM(CAST(CAST(\"id\" AS BIGINT) AS DECIMAL(38, 0)) * \"_ivm_weight\") AS \"a2_sum\"")
+        .contains("SUM(CAST(\"id\" AS TINYINT) * \"_ivm_weight\") AS \"a3_sum\"")
+        .doesNotContain("- \"");
   }
 }

@@ -194,15 +194,28 @@ public final class AggregateState {
   }
 
   /**
-   * {@code w * x}, written so that the usual weights ±1 keep {@code x}'s type: the sum of the
-   * change should have the type of the stored sum. Other weights multiply, with 64-bit and wider
-   * integers first widened to {@code DECIMAL(38, 0)} so that the product cannot overflow where the
-   * sum (a 128-bit integer in DuckDB) does not.
+   * {@code w * x} for the change of a sum, computed so that it cannot overflow where the stored sum
+   * does not: the product is taken in a type at least as wide as DuckDB's SUM of {@code x}, never
+   * in {@code x}'s own type. Negating {@code x} in its own type overflows on the type's minimum
+   * (the negation of {@code -2147483648} is no INTEGER) and on every positive unsigned value, which
+   * left a view that failed on every refresh once such a row was deleted.
+   *
+   * <p>DuckDB multiplies by the weight, a BIGINT, in the wider of the two types: TINYINT, SMALLINT
+   * and INTEGER (and the unsigned types Calcite reads as those) in BIGINT, exact for any value
+   * times a weight below 2^32; DECIMAL(p, s) in DECIMAL(38, s); UBIGINT in HUGEINT; REAL and DOUBLE
+   * as themselves. BIGINT (and UINTEGER) is widened first to DECIMAL(38, 0), since a BIGINT product
+   * overflows on BIGINT's minimum; a sum of BIGINTs fits in it, and DuckDB adds it to the stored
+   * HUGEINT sum exactly. Each product's SUM has the type of the stored SUM or one DuckDB converts
+   * to it exactly, so the stored state keeps its types.
+   *
+   * <p>Calcite reads HUGEINT as DECIMAL(38, 0); it is multiplied as it is, in HUGEINT, which is
+   * already the type of its sum. The one value that still overflows is HUGEINT's minimum, -2^127,
+   * deleted (times -1): its change, 2^127, is no HUGEINT, so no type DuckDB can sum in exactly
+   * holds it.
    */
   private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
     RexNode factor = x;
-    SqlTypeName type = x.getType().getSqlTypeName();
-    if (type == SqlTypeName.BIGINT) {
+    if (x.getType().getSqlTypeName() == SqlTypeName.BIGINT) {
       RelDataType wide =
           builder
               .getTypeFactory()
@@ -211,13 +224,7 @@ public final class AggregateState {
                   x.getType().isNullable());
       factor = builder.getRexBuilder().makeAbstractCast(wide, x, false);
     }
-    return builder.call(
-        SqlStdOperatorTable.CASE,
-        builder.equals(weight, builder.literal(1)),
-        x,
-        builder.equals(weight, builder.literal(-1)),
-        builder.call(SqlStdOperatorTable.UNARY_MINUS, x),
-        builder.call(SqlStdOperatorTable.MULTIPLY, factor, weight));
+    return builder.call(SqlStdOperatorTable.MULTIPLY, factor, weight);
   }
 
   /** {@code w} where every argument is non-null, else 0: the weight a COUNT sees. */
