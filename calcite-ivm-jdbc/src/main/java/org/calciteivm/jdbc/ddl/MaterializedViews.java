@@ -383,7 +383,8 @@ public final class MaterializedViews {
   }
 
   private static String viewName(ObjectName name) throws SQLException {
-    if (name.isQualified() && !name.schema().equalsIgnoreCase("main")) {
+    if (name.parts().size() > 2
+        || (name.isQualified() && !name.schema().equalsIgnoreCase("main"))) {
       throw new SQLSyntaxErrorException(
           "materialized views live in the main schema; cannot use " + name, "0A000");
     }

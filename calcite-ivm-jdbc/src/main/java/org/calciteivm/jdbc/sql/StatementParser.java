@@ -313,21 +313,18 @@ public final class StatementParser {
 
   private static ParsedStatement reset(TokenCursor in) throws SQLException {
     in.next();
-    boolean global = false;
-    if (!in.accept("SESSION") && !in.accept("LOCAL")) {
-      global = in.accept("GLOBAL");
+    if (!in.accept("SESSION")) {
+      in.accept("LOCAL");
     }
     SqlToken name = in.peek();
-    if (name != null
-        && (name.isKeyword("schema") || name.isKeyword("search_path"))
-        && !(in.peek(1) != null && in.peek(1).isSymbol("."))) {
-      throw changesDefaultSchema("SET " + name.text());
-    }
-    if (global
-        || name == null
-        || !name.isIdentifier()
-        || !IvmSetting.isIvmName(name.identifier())) {
+    if (name == null || !name.isIdentifier() || !IvmSetting.isIvmName(name.identifier())) {
       return new Other();
+    }
+    in.next();
+    if (!in.atEnd()) {
+      throw new SQLSyntaxErrorException(
+          "syntax error: unexpected \"" + in.peek().text() + "\" after RESET " + name.text(),
+          "42601");
     }
     return new ResetSetting(name.identifier());
   }
