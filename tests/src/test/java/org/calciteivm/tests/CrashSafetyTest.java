@@ -91,30 +91,41 @@ class CrashSafetyTest {
       state = CrashWorkload.state(c);
     }
     long started = System.nanoTime();
-    for (int round = 0; round < kills; round++) {
-      String where = "kill " + (round + 1) + " of " + kills + ", " + replay;
-      long firstTxn = (round + 1) * 1_000_000L;
-      Path journal = dir.resolve("journal-" + round + ".txt");
-      long childStarted = System.nanoTime();
-      String phase = runAndKill(round, random, file, journal, firstTxn, where, stats);
-      long checkStarted = System.nanoTime();
-      stats.childNanos += checkStarted - childStarted;
-      where += ", killed during " + phase;
-      // every third check leaves the changes pending, for the next child to refresh after it
-      boolean refresh = round % 3 != 2 || round == kills - 1;
-      try (Connection c = open(url, where)) {
-        state = checkCommits(c, Journal.read(journal), state, logged, where, stats);
-        if (refresh) {
-          for (CrashWorkload.View view : CrashWorkload.VIEWS) {
-            try (Statement s = c.createStatement()) {
-              s.execute("REFRESH MATERIALIZED VIEW " + view.name());
+    Child next = Child.start(dir, 0, random.nextLong(), file);
+    try {
+      for (int round = 0; round < kills; round++) {
+        String where = "kill " + (round + 1) + " of " + kills + ", " + replay;
+        Child child = next;
+        next = null;
+        long childStarted = System.nanoTime();
+        String phase = killAtRandomMoment(child, random, where, stats);
+        long checkStarted = System.nanoTime();
+        stats.childNanos += checkStarted - childStarted;
+        // the next child starts its JVM and loads DuckDB while this one's database is checked
+        if (round + 1 < kills) {
+          next = Child.start(dir, round + 1, random.nextLong(), file);
+        }
+        where += ", killed during " + phase;
+        // every third check leaves the changes pending, for the next child to refresh after it
+        boolean refresh = round % 3 != 2 || round == kills - 1;
+        try (Connection c = open(url, where)) {
+          state = checkCommits(c, Journal.read(child.journal), state, logged, where, stats);
+          if (refresh) {
+            for (CrashWorkload.View view : CrashWorkload.VIEWS) {
+              try (Statement s = c.createStatement()) {
+                s.execute("REFRESH MATERIALIZED VIEW " + view.name());
+              }
+              ViewCheck.assertMatches(c, view.name(), view.query(), where);
+              stats.refreshesChecked++;
             }
-            ViewCheck.assertMatches(c, view.name(), view.query(), where);
-            stats.refreshesChecked++;
           }
         }
+        stats.checkNanos += System.nanoTime() - checkStarted;
       }
-      stats.checkNanos += System.nanoTime() - checkStarted;
+    } finally {
+      if (next != null) {
+        next.kill();
+      }
     }
     System.out.printf(
         "CrashSafetyTest: %s in %.1f s, %s%n", stats, (System.nanoTime() - started) / 1e9, replay);
@@ -172,69 +183,45 @@ class CrashSafetyTest {
   }
 
   /**
-   * Starts a child on {@code file}, kills it with SIGKILL at a moment chosen by {@code random} and
-   * returns what it was doing then.
+   * Lets {@code child} open the database, kills it with SIGKILL at a moment chosen by {@code
+   * random} and returns what it was doing then.
    */
-  private String runAndKill(
-      int round, Random random, Path file, Path journal, long firstTxn, String where, Stats stats)
+  private static String killAtRandomMoment(Child child, Random random, String where, Stats stats)
       throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Path errors = dir.resolve("child-" + round + ".err");
-    // DuckDB's driver unpacks its native library (70 MB) into the temporary directory and deletes
-    // it at exit, which a killed JVM never reaches: give each child a directory to delete
-    Path tmp = Files.createDirectory(dir.resolve("child-" + round + ".tmp"));
-    Process child =
-        new ProcessBuilder(
-                java,
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xmx512m",
-                "-Djava.io.tmpdir=" + tmp,
-                "-cp",
-                System.getProperty("java.class.path"),
-                CrashWorkload.class.getName(),
-                file.toString(),
-                Long.toString(random.nextLong()),
-                journal.toString(),
-                Long.toString(firstTxn))
-            .redirectError(errors.toFile())
-            .start();
-    Markers markers = new Markers(child);
+    Markers markers = child.markers;
     String phase;
     try {
-      String mode = List.of("any time", "refresh-again", "txn-begin", "commit").get(round % 4);
-      markers.await("ready", 60, where, errors);
+      child.go();
+      String mode =
+          List.of("any time", "refresh-again", "txn-begin", "commit").get(child.round % 4);
+      markers.await("ready", 60, where, child.errors);
       if (mode.equals("any time")) {
         Thread.sleep(50 + random.nextInt(751));
       } else {
         Thread.sleep(random.nextInt(400));
         markers.queue.clear();
-        markers.await(mode, 30, where, errors);
+        markers.await(mode, 30, where, child.errors);
         // a commit and a refresh of a compiled view take milliseconds
         Thread.sleep(random.nextInt(mode.equals("txn-begin") ? 21 : 4));
       }
-      if (!child.isAlive()) {
+      if (!child.process.isAlive()) {
         throw new AssertionError(
-            where + ": the child ended on its own, exit " + child.exitValue() + tail(errors));
+            where
+                + ": the child ended on its own, exit "
+                + child.process.exitValue()
+                + tail(child.errors));
       }
       phase = markers.phase();
-      child.destroyForcibly();
-      assertThat(child.waitFor(30, TimeUnit.SECONDS)).as(where + ": the child died").isTrue();
     } finally {
-      child.destroyForcibly();
-      child.waitFor(30, TimeUnit.SECONDS);
-      try (Stream<Path> files = Files.walk(tmp)) {
-        for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
+      child.kill();
     }
     markers.reader.join(10_000);
     if (markers.unexpected != null) {
-      throw new AssertionError(where + ": the child printed " + markers.unexpected + tail(errors));
+      throw new AssertionError(
+          where + ": the child printed " + markers.unexpected + tail(child.errors));
     }
-    assertThat(child.exitValue())
-        .as(where + ": exit value of a SIGKILL" + tail(errors))
+    assertThat(child.process.exitValue())
+        .as(where + ": exit value of a SIGKILL" + tail(child.errors))
         .isEqualTo(SIGKILL_EXIT);
     stats.phases.merge(phase, 1, Integer::sum);
     if (phase.contains("refresh")) {
@@ -245,6 +232,72 @@ class CrashSafetyTest {
     }
     stats.refreshesByChildren += markers.refreshes;
     return phase;
+  }
+
+  /**
+   * A child process ({@link CrashWorkload}). It starts while the parent still has the database
+   * open, loads DuckDB and the driver, and opens the database when the parent says "go" on its
+   * standard input.
+   */
+  private static final class Child {
+    final int round;
+    final Process process;
+    final Markers markers;
+    final Path journal;
+    final Path errors;
+    final Path tmp;
+
+    private Child(int round, Process process, Path journal, Path errors, Path tmp) {
+      this.round = round;
+      this.process = process;
+      this.markers = new Markers(process);
+      this.journal = journal;
+      this.errors = errors;
+      this.tmp = tmp;
+    }
+
+    static Child start(Path dir, int round, long seed, Path file) throws IOException {
+      String java = ProcessHandle.current().info().command().orElse("java");
+      Path journal = dir.resolve("journal-" + round + ".txt");
+      Path errors = dir.resolve("child-" + round + ".err");
+      // DuckDB's driver unpacks its native library (70 MB) into the temporary directory and
+      // deletes it at exit, which a killed JVM never reaches: give each child a directory to delete
+      Path tmp = Files.createDirectory(dir.resolve("child-" + round + ".tmp"));
+      Process process =
+          new ProcessBuilder(
+                  java,
+                  "-XX:TieredStopAtLevel=1",
+                  "-XX:+UseSerialGC",
+                  "-Xmx512m",
+                  "-Djava.io.tmpdir=" + tmp,
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  CrashWorkload.class.getName(),
+                  file.toString(),
+                  Long.toString(seed),
+                  journal.toString(),
+                  Long.toString((round + 1) * 1_000_000L))
+              .redirectError(errors.toFile())
+              .start();
+      return new Child(round, process, journal, errors, tmp);
+    }
+
+    /** Lets the child open the database: the parent has closed it. */
+    void go() throws IOException {
+      process.getOutputStream().write("go\n".getBytes(UTF_8));
+      process.getOutputStream().flush();
+    }
+
+    /** Sends SIGKILL, waits for the end and deletes the child's temporary directory. */
+    void kill() throws Exception {
+      process.destroyForcibly();
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("the child died").isTrue();
+      try (Stream<Path> files = Files.walk(tmp)) {
+        for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(path);
+        }
+      }
+    }
   }
 
   private static String tail(Path errors) throws IOException {

@@ -2,9 +2,11 @@ package org.calciteivm.tests;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -33,13 +35,15 @@ import java.util.stream.IntStream;
  * driver and writes and refreshes (two to four views, chosen at random) in a loop until it is
  * killed.
  *
- * <p>Arguments: the database file, a seed, a journal file and the first transaction number. Every
- * unit of writing gets the next transaction number, which the rows it inserts or updates carry in
- * their {@code txn} column: an auto-commit statement (or batch), or a transaction of several writes
- * (through {@code setAutoCommit(false)} or SQL {@code BEGIN}, committed or rolled back, sometimes
- * with a refresh inside) whose last statement adds a row to the append-only table {@code log}
- * holding the state of the base tables it leaves ({@link #stateQuery}). The journal records, one
- * line each, what the parent needs to tell what must have survived a kill:
+ * <p>Arguments: the database file, a seed, a journal file and the first transaction number. It
+ * loads DuckDB and the driver first and opens the file when the parent writes {@code go} to its
+ * standard input (the parent may still have the file open before). Every unit of writing gets the
+ * next transaction number, which the rows it inserts or updates carry in their {@code txn} column:
+ * an auto-commit statement (or batch), or a transaction of several writes (through {@code
+ * setAutoCommit(false)} or SQL {@code BEGIN}, committed or rolled back, sometimes with a refresh
+ * inside) whose last statement adds a row to the append-only table {@code log} holding the state of
+ * the base tables it leaves ({@link #stateQuery}). The journal records, one line each, what the
+ * parent needs to tell what must have survived a kill:
  *
  * <ul>
  *   <li>{@code auto N STATE} before an auto-commit write, with the state the write will leave
@@ -219,6 +223,14 @@ final class CrashWorkload {
     Random random = new Random(Long.parseLong(args[1]));
     Path journalFile = Path.of(args[2]);
     long firstTxn = Long.parseLong(args[3]);
+    // load DuckDB and the driver while the parent still checks the database, then wait for it
+    try (Connection warmUp = DriverManager.getConnection("jdbc:ivm:duckdb:");
+        Statement s = warmUp.createStatement()) {
+      s.execute("SELECT 1");
+    }
+    if (!"go".equals(new BufferedReader(new InputStreamReader(System.in, UTF_8)).readLine())) {
+      System.exit(1);
+    }
     try (FileChannel journal =
             FileChannel.open(
                 journalFile,
