@@ -26,6 +26,7 @@ import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.core.Window;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexSubQuery;
@@ -100,13 +101,16 @@ public final class ViewAnalyzer {
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
     } else if (rel instanceof Join join && join.getJoinType() == JoinRelType.INNER) {
-      checkExpression(join.getCondition());
+      // the condition refers to the inputs' fields, named as in the inputs (not made unique)
+      List<String> fields = new ArrayList<>(join.getLeft().getRowType().getFieldNames());
+      fields.addAll(join.getRight().getRowType().getFieldNames());
+      checkExpression(join.getCondition(), fields);
       joins++;
     } else if (rel instanceof Filter filter) {
-      checkExpression(filter.getCondition());
+      checkExpression(filter.getCondition(), filter.getInput().getRowType().getFieldNames());
     } else if (rel instanceof Project project) {
       for (RexNode e : project.getProjects()) {
-        checkExpression(e);
+        checkExpression(e, project.getInput().getRowType().getFieldNames());
       }
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
@@ -188,15 +192,21 @@ public final class ViewAnalyzer {
     return "operator " + rel.getRelTypeName();
   }
 
-  private void checkExpression(RexNode expression) throws UnsupportedViewException {
+  /**
+   * Refuses the first construct of {@code expression} that cannot be maintained; {@code input}
+   * names the fields its references point at, for the message.
+   */
+  private void checkExpression(RexNode expression, List<String> input)
+      throws UnsupportedViewException {
     List<UnsupportedViewException> problems = new ArrayList<>();
     expression.accept(
         new RexVisitorImpl<Void>(true) {
           @Override
           public Void visitCall(RexCall call) {
-            if (problems.isEmpty()) {
-              problems.addAll(problemsOf(call));
+            if (!problems.isEmpty()) {
+              return null;
             }
+            problems.addAll(problemsOf(call, input));
             return super.visitCall(call);
           }
 
@@ -213,13 +223,21 @@ public final class ViewAnalyzer {
             problems.add(UnsupportedViewException.notYet(viewName, "a subquery"));
             return null;
           }
+
+          @Override
+          public Void visitLiteral(RexLiteral literal) {
+            if (problems.isEmpty() && SessionTimeZone.zonedLiteral(literal)) {
+              problems.add(timeZoneDependent(ExpressionText.of(literal, input)));
+            }
+            return null;
+          }
         });
     if (!problems.isEmpty()) {
       throw problems.get(0);
     }
   }
 
-  private List<UnsupportedViewException> problemsOf(RexCall call) {
+  private List<UnsupportedViewException> problemsOf(RexCall call, List<String> input) {
     if (call.getOperator().isDynamicFunction() || !call.getOperator().isDeterministic()) {
       return List.of(
           UnsupportedViewException.never(
@@ -227,6 +245,18 @@ public final class ViewAnalyzer {
               "non-deterministic function " + call.getOperator().getName(),
               "its value changes without any change to the base tables"));
     }
+    if (SessionTimeZone.dependsOnTimeZone(call)) {
+      return List.of(timeZoneDependent(ExpressionText.of(call, input)));
+    }
     return List.of();
+  }
+
+  private UnsupportedViewException timeZoneDependent(String expression) {
+    return UnsupportedViewException.never(
+        viewName,
+        "the expression " + expression,
+        "its value depends on the session's TimeZone setting, which can differ from one refresh"
+            + " to the next; select, compare or group TIMESTAMP WITH TIME ZONE values as they"
+            + " are, or name the zone, as in timezone('UTC', tz)");
   }
 }

@@ -1,0 +1,163 @@
+package org.calciteivm.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.SqlFunction;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.OperandTypes;
+import org.apache.calcite.sql.type.ReturnTypes;
+import org.apache.calcite.sql.type.SqlReturnTypeInference;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.util.SqlOperatorTables;
+import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.rules.api.IvmCompiler;
+import org.calciteivm.rules.sql.DuckDbTypeSystem;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Refusals name the user's construct: expressions whose value depends on the session's time zone.
+ */
+class RefusalMessagesTest {
+  /** {@code ev(id, grp, x, ts TIMESTAMP, tz TIMESTAMPTZ, tz2 TIMESTAMPTZ, d DOUBLE)}, nullable. */
+  static class Events extends AbstractTable {
+    @Override
+    public RelDataType getRowType(RelDataTypeFactory f) {
+      return f.builder()
+          .add("id", SqlTypeName.INTEGER)
+          .nullable(true)
+          .add("grp", SqlTypeName.VARCHAR)
+          .nullable(true)
+          .add("x", SqlTypeName.INTEGER)
+          .nullable(true)
+          .add("ts", f.createSqlType(SqlTypeName.TIMESTAMP, 6))
+          .nullable(true)
+          .add("tz", f.createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 6))
+          .nullable(true)
+          .add("tz2", f.createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 6))
+          .nullable(true)
+          .add("d", SqlTypeName.DOUBLE)
+          .nullable(true)
+          .build();
+    }
+  }
+
+  /** DuckDB functions as the driver declares them: any operands, DuckDB's result type. */
+  private static SqlFunction duckDb(String name, SqlReturnTypeInference type) {
+    return new SqlFunction(
+        name,
+        SqlKind.OTHER_FUNCTION,
+        type,
+        null,
+        OperandTypes.VARIADIC,
+        SqlFunctionCategory.SYSTEM);
+  }
+
+  private static final SchemaPlus SCHEMA = schema();
+
+  private static final IvmCompiler COMPILER = compiler();
+
+  private static SchemaPlus schema() {
+    SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
+    SchemaPlus main = root.add("main", new AbstractSchema());
+    main.add("ev", new Events());
+    return main;
+  }
+
+  private static IvmCompiler compiler() {
+    return IvmCompiler.over(
+        SCHEMA,
+        DuckDbTypeSystem.INSTANCE,
+        SqlOperatorTables.of(
+            duckDb("epoch_us", ReturnTypes.BIGINT_NULLABLE),
+            duckDb("strftime", ReturnTypes.VARCHAR_NULLABLE),
+            duckDb("dayname", ReturnTypes.VARCHAR_NULLABLE),
+            duckDb("timezone", b -> b.getTypeFactory().createSqlType(SqlTypeName.ANY)),
+            duckDb(
+                "make_timestamptz",
+                b ->
+                    b.getTypeFactory()
+                        .createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 6))));
+  }
+
+  private static String refusal(String sql) {
+    UnsupportedViewException e =
+        catchThrowableOfType(UnsupportedViewException.class, () -> COMPILER.compile("v", sql));
+    assertThat((Object) e).as("refused: %s", sql).isNotNull();
+    return e.getMessage();
+  }
+
+  // --- the session's time zone
+
+  @Test
+  void castOfAnInstantToADateIsRefusedNamingTheExpression() {
+    String message = refusal("SELECT id, CAST(tz AS DATE) AS day FROM ev");
+    assertThat(message)
+        .startsWith("materialized view \"v\" cannot be maintained incrementally: ")
+        .contains("the expression CAST(tz AS DATE) is not supported: ")
+        .contains("depends on the session's TimeZone setting");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "SELECT id FROM ev WHERE tz > '2024-01-01'|tz > CAST('2024-01-01' AS TIMESTAMP WITH TIME ZONE)",
+        "SELECT id FROM ev WHERE tz > TIMESTAMP '2024-01-01 00:00:00'|tz > TIMESTAMP",
+        "SELECT id FROM ev WHERE tz > DATE '2024-01-01'|tz > CAST(DATE '2024-01-01' AS TIMESTAMP WITH",
+        "SELECT id FROM ev WHERE tz IN ('2024-01-01', '2024-01-02')|tz = CAST('2024-01-01' AS TIMESTAMP",
+        "SELECT id FROM ev WHERE ts = tz|CAST(tz AS TIMESTAMP)",
+        "SELECT EXTRACT(HOUR FROM tz) AS h FROM ev|EXTRACT(HOUR FROM tz)",
+        "SELECT HOUR(tz) AS h FROM ev|HOUR(tz)",
+        "SELECT strftime(tz, '%Y') AS y FROM ev|strftime(tz, '%Y')",
+        "SELECT dayname(tz) AS day FROM ev|dayname(tz)",
+        "SELECT tz + INTERVAL '1' DAY AS later FROM ev|tz + INTERVAL '1' DAY",
+        "SELECT CAST(tz AS VARCHAR) AS s FROM ev|CAST(tz AS VARCHAR)",
+        "SELECT CAST(ts AS TIMESTAMP WITH LOCAL TIME ZONE) AS i FROM ev|CAST(ts AS TIMESTAMP WITH",
+        "SELECT make_timestamptz(id) AS i FROM ev|make_timestamptz(id)",
+        "SELECT grp, COUNT(*) AS n FROM ev GROUP BY grp, CAST(tz AS DATE)|CAST(tz AS DATE)",
+        "SELECT grp, MAX(CAST(tz AS TIME)) AS t FROM ev GROUP BY grp|CAST(tz AS TIME)",
+        "SELECT a.id FROM ev a JOIN ev b ON CAST(a.tz AS DATE) = b.ts|CAST(tz AS DATE)",
+        "SELECT CASE WHEN id > 1 THEN tz ELSE ts END AS i FROM ev|CASE WHEN id > 1 THEN tz ELSE CAST(ts",
+        "SELECT timezone(grp, tz) AS local FROM ev|timezone(grp, tz)",
+        "SELECT CAST(timezone('UTC', ts) AS DATE) AS day FROM ev|CAST(timezone('UTC', ts) AS DATE)",
+        "SELECT TIMESTAMP WITH LOCAL TIME ZONE '2024-01-01 00:00:00' AS i FROM ev|"
+            + "TIMESTAMP WITH TIME ZONE '2024-01-01 00:00:00"
+      })
+  void expressionsReadingTheSessionTimeZoneAreRefused(String caseText) {
+    String[] parts = caseText.split("\\|");
+    assertThat(refusal(parts[0]))
+        .contains("the expression " + parts[1])
+        .contains("depends on the session's TimeZone setting");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "SELECT * FROM ev",
+        "SELECT id, tz FROM ev WHERE tz = tz2 OR tz < tz2 OR tz IS NULL",
+        "SELECT id FROM ev WHERE tz IS NOT DISTINCT FROM tz2 AND tz BETWEEN tz2 AND tz2",
+        "SELECT tz, COUNT(*) AS n, MIN(tz2) AS lo, MAX(tz2) AS hi, COUNT(tz2) AS c FROM ev GROUP BY tz",
+        "SELECT a.id, b.id AS other FROM ev a JOIN ev b ON a.tz = b.tz2",
+        "SELECT COALESCE(tz, tz2) AS t, CASE WHEN id > 1 THEN tz ELSE NULL END AS u FROM ev",
+        "SELECT NULLIF(tz, tz2) AS t FROM ev",
+        "SELECT epoch_us(tz) AS us, EXTRACT(EPOCH FROM tz) AS s FROM ev",
+        "SELECT timezone('UTC', tz) AS utc, CAST(timezone('UTC', tz) AS DATE) AS day FROM ev",
+        "SELECT timezone('UTC', ts) AS i, epoch_us(timezone('UTC', ts)) AS us FROM ev",
+        "SELECT CAST(timezone('UTC', timezone('Asia/Tokyo', ts)) AS DATE) AS day FROM ev",
+        "SELECT id FROM ev WHERE ts > TIMESTAMP '2024-01-01 00:00:00'",
+        "SELECT CAST(ts AS DATE) AS day, HOUR(ts) AS h FROM ev"
+      })
+  void instantsUsedAsTheyAreAreMaintained(String sql) {
+    assertThatCode(() -> COMPILER.compile("v", sql)).as(sql).doesNotThrowAnyException();
+  }
+}
