@@ -4,29 +4,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.util.List;
 import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlOperatorTables;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.tools.RelBuilder.AggCall;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.api.IvmCompiler;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Refusals name the user's construct: expressions whose value depends on the session's time zone.
+ * Refusals name the user's construct: the SQL they wrote (not Calcite's operator classes or
+ * expansions), and expressions whose value depends on the session's time zone.
  */
 class RefusalMessagesTest {
   /** {@code ev(id, grp, x, ts TIMESTAMP, tz TIMESTAMPTZ, tz2 TIMESTAMPTZ, d DOUBLE)}, nullable. */
@@ -159,5 +167,90 @@ class RefusalMessagesTest {
       })
   void instantsUsedAsTheyAreAreMaintained(String sql) {
     assertThatCode(() -> COMPILER.compile("v", sql)).as(sql).doesNotThrowAnyException();
+  }
+
+  // --- window functions, recursion and set operations, named as written
+
+  @Test
+  void windowedSumAndAvgAreNamedAsWrittenNotAsCalciteExpandsThem() {
+    assertThat(refusal("SELECT id, SUM(x) OVER (PARTITION BY grp) AS s FROM ev"))
+        .contains("window function SUM(x) OVER (PARTITION BY grp) is not supported yet");
+    assertThat(refusal("SELECT id, avg(x)  over\n (partition by grp) AS s FROM ev"))
+        .contains("window function avg(x) over (partition by grp) is not supported yet");
+    assertThat(refusal("SELECT id,\r\n\tSUM(x)\tOVER (PARTITION BY grp) AS s FROM ev"))
+        .contains("window function SUM(x) OVER (PARTITION BY grp) is not supported yet");
+    assertThat(refusal("SELECT id, SUM(x) OVER w AS s FROM ev WINDOW w AS (PARTITION BY grp)"))
+        .contains("window function SUM(x) OVER w ");
+    assertThat(
+            refusal(
+                "SELECT id FROM ev QUALIFY ROW_NUMBER() OVER (PARTITION BY grp ORDER BY x) = 1"))
+        .contains("window function ROW_NUMBER() OVER (PARTITION BY grp ORDER BY x)");
+  }
+
+  @Test
+  void windowedSumAndAvgInAPlanAreNamedByTheirFunction() throws Exception {
+    // a plan given to the library, not SQL: the analyzer recognizes Calcite's expansions
+    RelBuilder builder = new ViewSqlPlanner(SCHEMA, DuckDbTypeSystem.INSTANCE).relBuilder();
+    for (String function : List.of("SUM", "AVG", "COUNT", "MIN")) {
+      builder.scan("ev");
+      AggCall call =
+          switch (function) {
+            case "SUM" -> builder.sum(builder.field("x"));
+            case "AVG" -> builder.avg(builder.field("x"));
+            case "COUNT" -> builder.count(builder.field("x"));
+            default -> builder.min(builder.field("x"));
+          };
+      builder.project(builder.field("id"), call.over().partitionBy(builder.field("grp")).toRex());
+      UnsupportedViewException e =
+          catchThrowableOfType(
+              UnsupportedViewException.class, () -> IvmCompiler.compile("v", builder.build()));
+      assertThat(e.getMessage())
+          .as(function)
+          .contains("window function " + function + "(...) OVER (...) is not supported yet");
+    }
+    // SqlToRelConverter's expansions: SUM as CASE WHEN COUNT > 0 THEN SUM, AVG as SUM / COUNT
+    builder.scan("ev");
+    RexNode count =
+        builder.count(builder.field("x")).over().partitionBy(builder.field("grp")).toRex();
+    RexNode sum = builder.sum(builder.field("x")).over().partitionBy(builder.field("grp")).toRex();
+    RexNode expandedSum =
+        builder.call(
+            SqlStdOperatorTable.CASE,
+            builder.call(SqlStdOperatorTable.GREATER_THAN, count, builder.literal(0)),
+            builder.cast(sum, SqlTypeName.INTEGER),
+            builder.getRexBuilder().makeNullLiteral(sum.getType()));
+    RexNode expandedAvg =
+        builder.cast(
+            builder.call(SqlStdOperatorTable.DIVIDE, expandedSum, count), SqlTypeName.INTEGER);
+    RelNode plan = builder.project(builder.field("id"), expandedSum, expandedAvg).build();
+    UnsupportedViewException e =
+        catchThrowableOfType(UnsupportedViewException.class, () -> IvmCompiler.compile("v", plan));
+    assertThat(e.getMessage()).contains("window function SUM(...) OVER (...)");
+    RelNode avgOnly = builder.push(plan).project(builder.field(2)).build();
+    e =
+        catchThrowableOfType(
+            UnsupportedViewException.class, () -> IvmCompiler.compile("v", avgOnly));
+    assertThat(e.getMessage()).contains("window function AVG(...) OVER (...)");
+  }
+
+  @Test
+  void otherOperatorsAreNamedBySqlConstructNotCalciteClass() {
+    assertThat(
+            refusal(
+                "WITH RECURSIVE r(n) AS (SELECT id FROM ev UNION ALL SELECT n + 1 FROM r WHERE n < 3)"
+                    + " SELECT n FROM r"))
+        .contains("a recursive query (WITH RECURSIVE) is not supported yet")
+        .doesNotContain("Logical");
+    assertThat(refusal("SELECT id FROM ev UNION ALL SELECT x FROM ev")).contains("UNION ALL is");
+    assertThat(refusal("SELECT id FROM ev UNION SELECT x FROM ev")).contains(": UNION is");
+    assertThat(refusal("SELECT id FROM ev INTERSECT SELECT x FROM ev")).contains(": INTERSECT is");
+    assertThat(refusal("SELECT id FROM ev EXCEPT ALL SELECT x FROM ev")).contains("EXCEPT ALL is");
+    assertThat(refusal("SELECT id FROM ev LIMIT 1")).contains("LIMIT/OFFSET");
+    assertThat(refusal("SELECT 1 AS one")).contains("VALUES");
+    assertThat(refusal("SELECT n FROM ev, UNNEST(ARRAY[1, 2]) AS u(n)")).contains("UNNEST");
+    assertThat(refusal("SELECT id FROM ev WHERE id IN (SELECT x FROM ev)"))
+        .contains("a subquery (IN)");
+    assertThat(refusal("SELECT id, (SELECT MAX(x) FROM ev) AS m FROM ev"))
+        .contains("a scalar subquery");
   }
 }

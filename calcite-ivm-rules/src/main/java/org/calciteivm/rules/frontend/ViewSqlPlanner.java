@@ -2,6 +2,9 @@ package org.calciteivm.rules.frontend;
 
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.plan.Contexts;
@@ -14,13 +17,17 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.metadata.RelMetadataQueryBase;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
@@ -33,6 +40,7 @@ import org.apache.calcite.tools.RelConversionException;
 import org.apache.calcite.tools.ValidationException;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmRelBuilders;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Turns a view's SQL into its logical plan, with the conventions of DuckDB: double-quoted
@@ -91,13 +99,19 @@ public final class ViewSqlPlanner {
    * returns its logical plan with exactly the query's output columns.
    *
    * @throws SQLSyntaxErrorException if the SQL does not parse or validate
-   * @throws UnsupportedViewException if the query orders or limits its result
+   * @throws UnsupportedViewException if the query orders its result or calls a window function
    */
   public RelNode toRel(String viewName, String sql) throws SQLException {
     Planner planner = Frameworks.getPlanner(config);
     try {
       SqlNode parsed = planner.parse(sql);
       SqlNode validated = planner.validate(parsed);
+      SqlCall window = firstWindowFunction(validated);
+      if (window != null) {
+        // named as written: Calcite expands SUM and AVG over windows into COUNTs and SUMs
+        throw UnsupportedViewException.notYet(
+            viewName, "window function " + sourceText(sql, window));
+      }
       RelRoot root = planner.rel(validated);
       if (!root.collation.equals(RelCollations.EMPTY)) {
         throw UnsupportedViewException.notYet(
@@ -142,6 +156,57 @@ public final class ViewSqlPlanner {
   /** Explains {@code rel} as Calcite does, one operator per line. */
   public static String explain(RelNode rel) {
     return RelOptUtil.toString(rel);
+  }
+
+  /** The first {@code f(...) OVER ...} in {@code query}, or null. */
+  private static @Nullable SqlCall firstWindowFunction(SqlNode query) {
+    List<SqlCall> found = new ArrayList<>();
+    query.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            if (!found.isEmpty()) {
+              return null;
+            }
+            if (call.getKind() == SqlKind.OVER) {
+              found.add(call);
+              return null;
+            }
+            return super.visit(call);
+          }
+        });
+    return found.isEmpty() ? null : found.get(0);
+  }
+
+  /**
+   * The text of {@code over} in {@code sql} as the user wrote it, on one line; Calcite's rendering
+   * if the parser recorded no position.
+   */
+  private static String sourceText(String sql, SqlCall over) {
+    SqlParserPos pos = over.getParserPosition();
+    int start = offset(sql, pos.getLineNum(), pos.getColumnNum());
+    int end = offset(sql, pos.getEndLineNum(), pos.getEndColumnNum());
+    String text =
+        start >= 0 && end >= start && end < sql.length() ? sql.substring(start, end + 1) : "";
+    if (!text.toUpperCase(Locale.ROOT).contains("OVER")) {
+      text = over.toString(); // positions that do not cover the call
+    }
+    return text.replaceAll("\\s+", " ").trim();
+  }
+
+  /** The index of 1-based {@code line} and {@code column} in {@code sql}, or -1. */
+  private static int offset(String sql, int line, int column) {
+    if (line < 1 || column < 1) {
+      return -1;
+    }
+    int index = 0;
+    for (int l = 1; l < line; l++) {
+      index = sql.indexOf('\n', index) + 1;
+      if (index == 0) {
+        return -1;
+      }
+    }
+    return index + column - 1;
   }
 
   private static String firstLine(Throwable e) {
