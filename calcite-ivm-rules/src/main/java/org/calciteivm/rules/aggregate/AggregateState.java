@@ -201,17 +201,18 @@ public final class AggregateState {
    * left a view that failed on every refresh once such a row was deleted.
    *
    * <p>DuckDB multiplies by the weight, a BIGINT, in the wider of the two types: TINYINT, SMALLINT
-   * and INTEGER (and the unsigned types Calcite reads as those) in BIGINT, exact for any value
-   * times a weight below 2^32; DECIMAL(p, s) in DECIMAL(38, s); UBIGINT in HUGEINT; REAL and DOUBLE
-   * as themselves. BIGINT (and UINTEGER) is widened first to DECIMAL(38, 0), since a BIGINT product
+   * and INTEGER (and UTINYINT and USMALLINT, which Calcite reads as those) in BIGINT, exact for any
+   * value times a weight below 2^32; DECIMAL(p, s) in DECIMAL(38, s); REAL and DOUBLE as
+   * themselves. BIGINT (and UINTEGER) is widened first to DECIMAL(38, 0), since a BIGINT product
    * overflows on BIGINT's minimum; a sum of BIGINTs fits in it, and DuckDB adds it to the stored
-   * HUGEINT sum exactly. Each product's SUM has the type of the stored SUM or one DuckDB converts
-   * to it exactly, so the stored state keeps its types.
+   * HUGEINT sum exactly. Calcite reads HUGEINT, UBIGINT and UHUGEINT as DECIMAL(38, 0); they are
+   * multiplied as they are, which DuckDB does in HUGEINT, HUGEINT and DOUBLE, the types of their
+   * sums. So each product's SUM has the type of the stored SUM or one DuckDB converts to it
+   * exactly, and the stored state keeps its types.
    *
-   * <p>Calcite reads HUGEINT as DECIMAL(38, 0); it is multiplied as it is, in HUGEINT, which is
-   * already the type of its sum. The one value that still overflows is HUGEINT's minimum, -2^127,
-   * deleted (times -1): its change, 2^127, is no HUGEINT, so no type DuckDB can sum in exactly
-   * holds it.
+   * <p>The one value that still overflows is HUGEINT's minimum, -2^127, deleted (times -1): its
+   * change, 2^127, is no HUGEINT, and DuckDB has no wider exact type to sum in. Such a refresh
+   * fails with DuckDB's overflow error and changes nothing.
    */
   private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
     RexNode factor = x;
