@@ -295,26 +295,21 @@ public final class IvmConnection extends DelegatingConnection {
    */
   @Override
   public void commit() throws SQLException {
-    SQLException conflict = abortedBy;
+    failCommitIfAborted();
     try {
-      if (conflict != null) {
-        rollBackAfter(conflict);
-      }
-      try {
-        delegate.commit();
-      } catch (SQLException e) {
-        throw Conflicts.isConflict(e) ? Conflicts.atCommit(e) : e;
-      }
+      delegate.commit();
+    } catch (SQLException e) {
+      throw Conflicts.isConflict(e) ? Conflicts.atCommit(e) : e;
     } finally {
       sqlTransaction = false;
-      transactionEnded(conflict == null);
+      transactionEnded(true);
       nextTransactionMayBegin();
     }
   }
 
   /**
-   * Before a SQL {@code COMMIT}: if a conflict aborted the open transaction, rolls it back and
-   * fails with SQLState 40001, as {@link #commit} does.
+   * Before a commit ({@link #commit}, SQL {@code COMMIT}): if a conflict aborted the open
+   * transaction, rolls it back and fails with SQLState 40001.
    */
   void failCommitIfAborted() throws SQLException {
     SQLException conflict = abortedBy;

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.calciteivm.jdbc.IvmConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,14 @@ import org.junit.jupiter.api.io.TempDir;
  * or applied twice); and every view equals its query.
  */
 class ConflictingWritersTest {
+  /** Runs {@code action}, which must fail with SQLState 40001, and returns the failure. */
+  private static SQLException serializationFailure(ThrowingCallable action) {
+    SQLException failure = catchThrowableOfType(SQLException.class, action);
+    assertThat((Throwable) failure).as("a serialization failure").isNotNull();
+    assertThat(failure.getSQLState()).isEqualTo("40001");
+    return failure;
+  }
+
   private static final String FILTER = "SELECT id, grp, bal FROM acct WHERE bal > 100";
   private static final String AGGREGATE =
       "SELECT grp, count(*) AS n, sum(bal) AS total, sum(vb) AS vb, sum(vg) AS vg"
@@ -161,10 +170,8 @@ class ConflictingWritersTest {
 
       // another column of the same row: DuckDB itself would let both commit
       SQLException conflict =
-          catchThrowableOfType(
-              SQLException.class,
+          serializationFailure(
               () -> sb.execute("UPDATE acct SET grp = 3, vg = vg + 1 WHERE id = 1"));
-      assertThat(conflict.getSQLState()).isEqualTo("40001");
       assertThat(conflict.getMessage())
           .isEqualTo(
               "this write to acct conflicted with concurrent transactions that changed the same"
@@ -245,10 +252,8 @@ class ConflictingWritersTest {
 
       // an UPDATE of a row a concurrent transaction deleted: DuckDB itself would let both commit
       SQLException conflict =
-          catchThrowableOfType(
-              SQLException.class,
+          serializationFailure(
               () -> sb.execute("UPDATE item SET qty = qty + 1, vq = vq + 1 WHERE id = 3"));
-      assertThat(conflict.getSQLState()).isEqualTo("40001");
       assertThat(conflict.getMessage())
           .isEqualTo(
               "this write to item conflicted with a concurrent transaction that changed the same"
@@ -259,8 +264,7 @@ class ConflictingWritersTest {
       assertThatThrownBy(() -> sb.execute("SELECT count(*) FROM acct"))
           .hasMessageContaining("aborted");
       a.commit();
-      SQLException commit = catchThrowableOfType(SQLException.class, b::commit);
-      assertThat(commit.getSQLState()).isEqualTo("40001");
+      SQLException commit = serializationFailure(b::commit);
       assertThat(commit.getMessage())
           .isEqualTo(
               "the transaction was rolled back, not committed: a write in it conflicted with a"
@@ -294,15 +298,11 @@ class ConflictingWritersTest {
       sb.execute("BEGIN TRANSACTION");
       sb.execute("INSERT INTO acct VALUES (100, 0, 100, 0, 0)");
       sa.execute("DELETE FROM item WHERE id = 3");
-      SQLException conflict =
-          catchThrowableOfType(
-              SQLException.class,
-              () -> sb.execute("UPDATE item SET qty = qty + 1, vq = vq + 1 WHERE id = 3"));
-      assertThat(conflict.getSQLState()).isEqualTo("40001");
+      serializationFailure(
+          () -> sb.execute("UPDATE item SET qty = qty + 1, vq = vq + 1 WHERE id = 3"));
       sa.execute("COMMIT");
       // DuckDB alone would report success for this COMMIT and roll back silently
-      SQLException commit = catchThrowableOfType(SQLException.class, () -> sb.execute("COMMIT"));
-      assertThat(commit.getSQLState()).isEqualTo("40001");
+      SQLException commit = serializationFailure(() -> sb.execute("COMMIT"));
       assertThat(commit.getMessage()).startsWith("the transaction was rolled back, not committed");
       assertThat(ViewCheck.rows(b, "SELECT count(*) FROM acct WHERE id = 100"))
           .containsExactly("0");
@@ -329,8 +329,7 @@ class ConflictingWritersTest {
         update.setInt(2, id);
         update.addBatch();
       }
-      SQLException conflict = catchThrowableOfType(SQLException.class, update::executeBatch);
-      assertThat(conflict.getSQLState()).isEqualTo("40001");
+      SQLException conflict = serializationFailure(update::executeBatch);
       assertThat(conflict.getMessage())
           .contains("this batch of writes to acct conflicted")
           .contains("nothing of it was applied; add its rows again and retry it");

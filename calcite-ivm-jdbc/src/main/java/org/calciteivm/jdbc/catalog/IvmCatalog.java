@@ -296,7 +296,7 @@ public final class IvmCatalog {
                 + VIEWS
                 + " (view_id, view_name, query, strategy, created_at, hidden_columns)"
                 + " VALUES (?, ?, ?, ?, timezone('UTC', current_timestamp), "
-                + SystemView.listLiteral(hiddenColumns)
+                + listLiteral(hiddenColumns)
                 + ")")) {
       s.setInt(1, id);
       s.setString(2, name);
@@ -510,5 +510,12 @@ public final class IvmCatalog {
         return rs.getInt(1);
       }
     }
+  }
+
+  /** {@code names} as a DuckDB {@code VARCHAR[]} literal. */
+  private static String listLiteral(List<String> names) {
+    return names.stream()
+        .map(IvmNames::literal)
+        .collect(Collectors.joining(", ", "[", "]::VARCHAR[]"));
   }
 }

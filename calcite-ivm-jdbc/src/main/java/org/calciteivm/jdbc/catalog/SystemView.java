@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 
 /**
@@ -23,23 +22,18 @@ public final class SystemView {
 
   /** Creates or replaces the system view to match the tracked tables of the catalog. */
   public static void replace(Connection connection) throws SQLException {
-    try (Statement s = connection.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"
-                    + " AND schema_name = 'main' AND table_name = "
-                    + IvmNames.literal(IvmNames.SYSTEM_VIEW))) {
-      rs.next();
-      if (rs.getLong(1) > 0) {
-        throw new SQLException(
-            "a table named "
-                + IvmNames.SYSTEM_VIEW
-                + " exists in the schema main; calcite-ivm keeps its system view under that name:"
-                + " rename the table first (ALTER TABLE "
-                + IvmNames.SYSTEM_VIEW
-                + " RENAME TO ...)",
-            "42P07");
-      }
+    if (DuckDbCatalog.read(connection)
+        .find("main", IvmNames.SYSTEM_VIEW)
+        .filter(Relation::isTable)
+        .isPresent()) {
+      throw new SQLException(
+          "a table named "
+              + IvmNames.SYSTEM_VIEW
+              + " exists in the schema main; calcite-ivm keeps its system view under that name:"
+              + " rename the table first (ALTER TABLE "
+              + IvmNames.SYSTEM_VIEW
+              + " RENAME TO ...)",
+          "42P07");
     }
     List<String> changeLogs = new ArrayList<>();
     try (Statement s = connection.createStatement();
@@ -105,12 +99,5 @@ public final class SystemView {
         + String.format(java.util.Locale.ROOT, "%.3f", millis)
         + " WHERE view_id = "
         + viewId;
-  }
-
-  /** {@code names} as a DuckDB {@code VARCHAR[]} literal. */
-  static String listLiteral(List<String> names) {
-    return names.stream()
-        .map(IvmNames::literal)
-        .collect(Collectors.joining(", ", "[", "]::VARCHAR[]"));
   }
 }
