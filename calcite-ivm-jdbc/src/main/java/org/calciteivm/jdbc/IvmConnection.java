@@ -45,7 +45,7 @@ public final class IvmConnection extends DelegatingConnection {
     super(duckDb);
     this.database = database;
     this.settings = settings;
-    this.claims = RowClaims.of(database).session();
+    this.claims = database.rowClaims().session();
   }
 
   /** The shared state of the database this connection is connected to. */

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.jdbc.capture.RowClaims;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.duckdb.DuckDBConnection;
@@ -43,6 +44,9 @@ public final class IvmDatabase {
    * table whose number has not moved has no change that was not there before.
    */
   private final Map<Integer, AtomicLong> captureGenerations = new ConcurrentHashMap<>();
+
+  /** The rows captured writes of open and recently ended transactions change. */
+  private final RowClaims rowClaims = new RowClaims();
 
   /** Per view, the capture generations of its base tables read before its last refresh began. */
   private final Map<Integer, List<Long>> refreshedAt = new ConcurrentHashMap<>();
@@ -173,6 +177,11 @@ public final class IvmDatabase {
    */
   public void refreshed(int viewId, List<Long> generations) {
     refreshedAt.put(viewId, List.copyOf(generations));
+  }
+
+  /** The row claims of the captured writes to this database ({@link RowClaims}). */
+  public RowClaims rowClaims() {
+    return rowClaims;
   }
 
   /** The compiled refresh program of view {@code viewId}, or null if not compiled yet. */

@@ -12,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -38,8 +37,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * commit.
  */
 public final class RowClaims {
-  private static final Map<Object, RowClaims> BY_DATABASE = new WeakHashMap<>();
-
   /** The session whose transaction the captured write on this thread runs in. */
   private static final ThreadLocal<@Nullable Session> SCOPE = new ThreadLocal<>();
 
@@ -69,14 +66,8 @@ public final class RowClaims {
   /** The rowid bounds kept in {@link #endedSets}. */
   private long endedBounds;
 
-  private RowClaims() {}
-
-  /** The registry of the database {@code database} (any object that identifies it). */
-  public static RowClaims of(Object database) {
-    synchronized (BY_DATABASE) {
-      return BY_DATABASE.computeIfAbsent(database, d -> new RowClaims());
-    }
-  }
+  /** An empty registry, for one database (kept by {@code IvmDatabase}). */
+  public RowClaims() {}
 
   /** A new session, for one connection's transactions. */
   public Session session() {

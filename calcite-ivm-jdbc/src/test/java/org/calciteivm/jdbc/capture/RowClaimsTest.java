@@ -38,7 +38,7 @@ class RowClaimsTest {
 
   @Test
   void secondWriterOfARowConflictsWhileTheFirstIsOpenOrCommittedAfterItBegan() throws Exception {
-    RowClaims claims = RowClaims.of(new Object());
+    RowClaims claims = new RowClaims();
     RowClaims.Session a = claims.session();
     RowClaims.Session b = claims.session();
     a.begin();
@@ -62,7 +62,7 @@ class RowClaimsTest {
 
   @Test
   void rolledBackClaimsAreDropped() throws Exception {
-    RowClaims claims = RowClaims.of(new Object());
+    RowClaims claims = new RowClaims();
     RowClaims.Session a = claims.session();
     RowClaims.Session b = claims.session();
     b.begin();
