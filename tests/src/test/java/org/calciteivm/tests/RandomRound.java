@@ -1,6 +1,10 @@
 package org.calciteivm.tests;
 
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -8,55 +12,78 @@ import java.util.Random;
 /**
  * One round of a randomized test: views come and go while the base tables change, and each view is
  * refreshed at random moments and once more at the end (every refresh checks the view against its
- * query). The tests differ in their views and writes; this is the schedule they share.
+ * query). The tests differ in their views and writes; this is the schedule and the state they
+ * share.
  */
-interface RandomRound {
+abstract class RandomRound<V> {
   /** The most views a round keeps at once. */
-  int MAX_VIEWS = 4;
+  static final int MAX_VIEWS = 4;
 
   /** The round's source of randomness (seeded, so that a round can be replayed). */
-  Random random();
+  protected final Random random;
 
   /** The views that exist, by name. */
-  Map<String, ?> views();
+  protected final Map<String, V> views = new LinkedHashMap<>();
 
-  /** Records the step being run, for failure messages. */
-  void atStep(int step);
+  /** Every statement run, for the script written when the round fails. */
+  protected final List<String> log = new ArrayList<>();
 
-  void createView() throws SQLException;
+  /** The connection the round runs on, once open. */
+  protected Connection connection;
+
+  /** The step being run, for failure messages. */
+  protected int step;
+
+  RandomRound(Random random) {
+    this.random = random;
+  }
+
+  abstract void createView() throws SQLException;
+
+  abstract void writeBatch() throws SQLException;
+
+  abstract void refresh(String name) throws SQLException;
 
   /** Drops view {@code name} and forgets it. */
-  void dropView(String name) throws SQLException;
+  void dropView(String name) throws SQLException {
+    execute("DROP MATERIALIZED VIEW " + name);
+    views.remove(name);
+  }
 
-  void writeBatch() throws SQLException;
-
-  void refresh(String name) throws SQLException;
+  /** Runs {@code statement} on the round's connection and logs it. */
+  void execute(String statement) throws SQLException {
+    log.add(statement + ";");
+    try (Statement s = connection.createStatement()) {
+      s.execute(statement);
+    } catch (SQLException e) {
+      throw new SQLException("statement failed: " + statement + "\n  " + e.getMessage(), e);
+    }
+  }
 
   /**
    * Creates two views, then for each of {@code steps} steps: maybe a new view (one chance in {@code
    * newViewOneIn}), maybe a dropped one, a batch of writes and refreshes of about 40% of the views;
    * finally refreshes every view.
    */
-  default void runSteps(int steps, int newViewOneIn) throws SQLException {
-    Random random = random();
+  void runSteps(int steps, int newViewOneIn) throws SQLException {
     createView();
     createView();
     for (int step = 1; step <= steps; step++) {
-      atStep(step);
-      if (views().size() < MAX_VIEWS && random.nextInt(newViewOneIn) == 0) {
+      this.step = step;
+      if (views.size() < MAX_VIEWS && random.nextInt(newViewOneIn) == 0) {
         createView();
       }
-      if (views().size() > 1 && random.nextInt(20) == 0) {
-        dropView(views().keySet().iterator().next());
+      if (views.size() > 1 && random.nextInt(20) == 0) {
+        dropView(views.keySet().iterator().next());
       }
       writeBatch();
-      for (String name : List.copyOf(views().keySet())) {
+      for (String name : List.copyOf(views.keySet())) {
         if (random.nextInt(10) < 4) {
           refresh(name);
         }
       }
     }
-    for (String name : List.copyOf(views().keySet())) {
+    for (String name : List.copyOf(views.keySet())) {
       refresh(name);
     }
   }

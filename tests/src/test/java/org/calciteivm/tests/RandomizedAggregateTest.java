@@ -6,13 +6,10 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import org.calciteivm.tests.RandomSql.Column;
@@ -63,50 +60,24 @@ class RandomizedAggregateTest {
   }
 
   /** One database, one table, its views and a sequence of write batches and refreshes. */
-  private static final class Round implements RandomRound {
+  private static final class Round extends RandomRound<AggSql.ViewQuery> {
     private final long seed;
     private final int round;
     private final int steps;
     private final int[] combinations;
-    private final Random random;
     private final RandomSql sql;
-    private final List<String> log = new ArrayList<>();
-    private final Map<String, AggSql.ViewQuery> views = new LinkedHashMap<>();
     private final boolean[] settings = new boolean[SETTINGS.size()];
     private AggSql agg;
-    private Connection connection;
     private int viewCount;
     private int refreshes;
-    private int step;
-
-    @Override
-    public Random random() {
-      return random;
-    }
-
-    @Override
-    public Map<String, ?> views() {
-      return views;
-    }
-
-    @Override
-    public void atStep(int step) {
-      this.step = step;
-    }
-
-    @Override
-    public void dropView(String name) throws SQLException {
-      execute("DROP MATERIALIZED VIEW " + name);
-      views.remove(name);
-    }
 
     Round(long seed, int round, int steps, int[] combinations) {
+      // Rounds are independent so that one can be replayed alone with ivm.round.
+      super(new Random(seed * 31 + round));
       this.seed = seed;
       this.round = round;
       this.steps = steps;
       this.combinations = combinations;
-      // Rounds are independent so that one can be replayed alone with ivm.round.
-      this.random = new Random(seed * 31 + round);
       this.sql = new RandomSql(random, "t");
     }
 
@@ -166,7 +137,7 @@ class RandomizedAggregateTest {
     }
 
     @Override
-    public void createView() throws SQLException {
+    void createView() throws SQLException {
       String name = "v" + viewCount++;
       AggSql.ViewQuery query = agg.viewQuery();
       try {
@@ -189,7 +160,7 @@ class RandomizedAggregateTest {
     }
 
     @Override
-    public void writeBatch() throws SQLException {
+    void writeBatch() throws SQLException {
       int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));
       if (random.nextInt(25) == 0) {
         // Every row goes, sometimes with new rows in the same cycle.
@@ -227,7 +198,7 @@ class RandomizedAggregateTest {
 
     /** Refreshes with a random combination of the settings, then checks the view. */
     @Override
-    public void refresh(String name) throws SQLException {
+    void refresh(String name) throws SQLException {
       int combination = random.nextInt(1 << SETTINGS.size());
       for (int i = 0; i < SETTINGS.size(); i++) {
         boolean value = (combination & (1 << i)) != 0;
@@ -252,15 +223,6 @@ class RandomizedAggregateTest {
       log.add("-- check " + name);
       AggSql.ViewQuery query = views.get(name);
       AggCheck.assertMatches(connection, name, query.sql(), query.approximate(), "step " + step);
-    }
-
-    private void execute(String statement) throws SQLException {
-      log.add(statement + ";");
-      try (Statement s = connection.createStatement()) {
-        s.execute(statement);
-      } catch (SQLException e) {
-        throw new SQLException("statement failed: " + statement + "\n  " + e.getMessage(), e);
-      }
     }
   }
 }

@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,48 +89,22 @@ class RandomizedJoinTest {
   }
 
   /** One database, its tables and views, and a sequence of write batches and refreshes. */
-  private static final class Round implements RandomRound {
+  private static final class Round extends RandomRound<AggSql.ViewQuery> {
     private final long seed;
     private final int round;
     private final int steps;
     private final Stats stats;
-    private final Random random;
     private final JoinSql sql;
-    private final List<String> log = new ArrayList<>();
-    private final Map<String, AggSql.ViewQuery> views = new LinkedHashMap<>();
-    private Connection connection;
     private String strategy = "auto";
     private int viewCount;
-    private int step;
-
-    @Override
-    public Random random() {
-      return random;
-    }
-
-    @Override
-    public Map<String, ?> views() {
-      return views;
-    }
-
-    @Override
-    public void atStep(int step) {
-      this.step = step;
-    }
-
-    @Override
-    public void dropView(String name) throws SQLException {
-      execute("DROP MATERIALIZED VIEW " + name);
-      views.remove(name);
-    }
 
     Round(long seed, int round, int steps, Stats stats) {
+      // Rounds are independent so that one can be replayed alone with ivm.round.
+      super(new Random(seed * 31 + round));
       this.seed = seed;
       this.round = round;
       this.steps = steps;
       this.stats = stats;
-      // Rounds are independent so that one can be replayed alone with ivm.round.
-      this.random = new Random(seed * 31 + round);
       this.sql = new JoinSql(random, 2 + random.nextInt(3), random.nextInt(3) == 0);
     }
 
@@ -173,7 +146,7 @@ class RandomizedJoinTest {
     }
 
     @Override
-    public void createView() throws SQLException {
+    void createView() throws SQLException {
       String name = "v" + viewCount++;
       AggSql.ViewQuery query = sql.viewQuery();
       try {
@@ -207,7 +180,7 @@ class RandomizedJoinTest {
      * sometimes in a transaction that commits or rolls back.
      */
     @Override
-    public void writeBatch() throws SQLException {
+    void writeBatch() throws SQLException {
       List<Integer> targets = new ArrayList<>();
       for (int t = 0; t < sql.tables(); t++) {
         targets.add(t);
@@ -307,7 +280,7 @@ class RandomizedJoinTest {
 
     /** Refreshes with a random join strategy (and now and then a fast path switched), checks. */
     @Override
-    public void refresh(String name) throws SQLException {
+    void refresh(String name) throws SQLException {
       String next = STRATEGIES.get(random.nextInt(STRATEGIES.size()));
       if (!next.equals(strategy) || random.nextInt(10) == 0) {
         execute(
@@ -345,15 +318,6 @@ class RandomizedJoinTest {
       stats.viewRows += rows;
       if (rows == 0) {
         stats.emptyViews++;
-      }
-    }
-
-    private void execute(String statement) throws SQLException {
-      log.add(statement + ";");
-      try (Statement s = connection.createStatement()) {
-        s.execute(statement);
-      } catch (SQLException e) {
-        throw new SQLException("statement failed: " + statement + "\n  " + e.getMessage(), e);
       }
     }
   }

@@ -6,11 +6,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -45,46 +40,20 @@ class RandomizedProjectionTest {
   }
 
   /** One database, one table, its views and a sequence of write batches and refreshes. */
-  private static final class Round implements RandomRound {
+  private static final class Round extends RandomRound<String> {
     private final long seed;
     private final int round;
     private final int steps;
-    private final Random random;
     private final RandomSql sql;
-    private final List<String> log = new ArrayList<>();
-    private final Map<String, String> views = new LinkedHashMap<>();
-    private Connection connection;
     private int viewCount;
     private int refreshes;
-    private int step;
-
-    @Override
-    public Random random() {
-      return random;
-    }
-
-    @Override
-    public Map<String, ?> views() {
-      return views;
-    }
-
-    @Override
-    public void atStep(int step) {
-      this.step = step;
-    }
-
-    @Override
-    public void dropView(String name) throws SQLException {
-      execute("DROP MATERIALIZED VIEW " + name);
-      views.remove(name);
-    }
 
     Round(long seed, int round, int steps) {
+      // Rounds are independent so that one can be replayed alone with ivm.round.
+      super(new Random(seed * 31 + round));
       this.seed = seed;
       this.round = round;
       this.steps = steps;
-      // Rounds are independent so that one can be replayed alone with ivm.round.
-      this.random = new Random(seed * 31 + round);
       this.sql = new RandomSql(random, "t");
     }
 
@@ -109,7 +78,7 @@ class RandomizedProjectionTest {
     }
 
     @Override
-    public void createView() throws SQLException {
+    void createView() throws SQLException {
       String name = "v" + viewCount++;
       String query = sql.viewQuery();
       try {
@@ -132,7 +101,7 @@ class RandomizedProjectionTest {
     }
 
     @Override
-    public void writeBatch() throws SQLException {
+    void writeBatch() throws SQLException {
       int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));
       boolean insertOnly = rows < MAX_ROWS && random.nextInt(10) < 3;
       int transaction = random.nextInt(12);
@@ -158,7 +127,7 @@ class RandomizedProjectionTest {
     }
 
     @Override
-    public void refresh(String name) throws SQLException {
+    void refresh(String name) throws SQLException {
       if (random.nextInt(3) == 0) {
         execute("SET ivm_skip_projection_delete = " + random.nextBoolean());
       }
@@ -170,15 +139,6 @@ class RandomizedProjectionTest {
     private void check(String name) throws SQLException {
       log.add("-- check " + name);
       ViewCheck.assertMatches(connection, name, views.get(name), "step " + step);
-    }
-
-    private void execute(String statement) throws SQLException {
-      log.add(statement + ";");
-      try (Statement s = connection.createStatement()) {
-        s.execute(statement);
-      } catch (SQLException e) {
-        throw new SQLException("statement failed: " + statement + "\n  " + e.getMessage(), e);
-      }
     }
   }
 }
