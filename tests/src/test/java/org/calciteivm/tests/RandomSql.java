@@ -37,7 +37,21 @@ final class RandomSql {
   record Column(String name, Type type) {}
 
   private static final String[] TEXTS = {
-    "'a'", "'b'", "'ab'", "'Ab'", "' b '", "''", "'a%b'", "'it''s'", "'xyz'"
+    "'a'",
+    "'b'",
+    "'ab'",
+    "'Ab'",
+    "' b '",
+    "''",
+    "'a%b'",
+    "'it''s'",
+    "'xyz'",
+    // outside Latin-1: Calcite must carry them as DuckDB does (UTF-8), in literals and data
+    "'€'",
+    "'東京'",
+    "'😀'",
+    "'Straße'",
+    "'É€'"
   };
   private static final String[] DOUBLES = {"0.5", "-1.25", "2.0", "3.75", "0.0", "10.0"};
   private static final String[] DECIMALS = {"1.50", "-2.25", "0.00", "10.10", "99.99"};
@@ -51,7 +65,7 @@ final class RandomSql {
     "TIMESTAMP '2024-02-29 00:00:00'"
   };
   private static final String[] PATTERNS = {
-    "'a%'", "'%b'", "'_'", "'%'", "'A_'", "'%''%'", "'% %'"
+    "'a%'", "'%b'", "'_'", "'%'", "'A_'", "'%''%'", "'% %'", "'%€%'", "'東_'"
   };
 
   private final Random random;
@@ -368,7 +382,12 @@ final class RandomSql {
 
   private String alias() {
     aliases++;
-    return random.nextInt(10) == 0 ? "\"Col " + aliases + "\"" : "e" + aliases;
+    return switch (random.nextInt(20)) {
+      case 0, 1 -> "\"Col " + aliases + "\"";
+      case 2 -> "\"Größe€ " + aliases + "\"";
+      case 3 -> "東" + aliases;
+      default -> "e" + aliases;
+    };
   }
 
   private static List<String> names(List<Column> columns) {

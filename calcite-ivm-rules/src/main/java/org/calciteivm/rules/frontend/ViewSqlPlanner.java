@@ -117,7 +117,7 @@ public final class ViewSqlPlanner {
         throw UnsupportedViewException.notYet(
             viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
       }
-      RelNode rel = root.project(true);
+      RelNode rel = InLists.restore(root.project(true));
       rel.getCluster().setMetadataQuerySupplier(ViewSqlPlanner::metadataQuery);
       return rel;
     } catch (SqlParseException e) {
