@@ -42,8 +42,27 @@ final class StatementRouter {
   /** The statement ran elsewhere and changed this many rows. */
   record Count(long rows) implements Outcome {}
 
-  /** Runs {@code sql}, a single statement, using {@code duckDb} for DuckDB's part. */
+  /**
+   * Runs {@code sql}, a single statement, using {@code duckDb} for DuckDB's part. A failure is
+   * always an {@link SQLException}: an unexpected exception or error inside calcite-ivm or Calcite
+   * (an invariant that does not hold, an {@link AssertionError} of Calcite's validator) becomes one
+   * with SQLState {@code XX000} that names it, so that callers handling SQL errors see it.
+   */
   static Outcome execute(IvmConnection connection, Statement duckDb, String sql)
+      throws SQLException {
+    try {
+      return route(connection, duckDb, sql);
+    } catch (RuntimeException | AssertionError | StackOverflowError e) {
+      throw new SQLException(
+          "internal error in calcite-ivm: "
+              + e
+              + " (the statement changed nothing; please report it with the statement)",
+          "XX000",
+          e);
+    }
+  }
+
+  private static Outcome route(IvmConnection connection, Statement duckDb, String sql)
       throws SQLException {
     ParsedStatement parsed = StatementParser.parse(sql);
     if (parsed instanceof CreateMaterializedView create) {

@@ -253,4 +253,47 @@ class RefusalMessagesTest {
     assertThat(refusal("SELECT id, (SELECT MAX(x) FROM ev) AS m FROM ev"))
         .contains("a scalar subquery");
   }
+
+  // --- statements that are not queries, and syntax errors
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "CREATE TABLE x (i INT)|CREATE TABLE (line 1, column 1)",
+        "CREATE TABLE x AS SELECT id FROM ev|CREATE TABLE (line 1, column 1)",
+        "INSERT INTO ev (id) VALUES (1)|INSERT (line 1, column 1)",
+        "DELETE FROM ev|DELETE (line 1, column 1)",
+        "  UPDATE ev SET id = 1|UPDATE (line 1, column 3)"
+      })
+  void statementsThatAreNotQueriesAreRefusedAsSuch(String sqlAndFound) {
+    String[] parts = sqlAndFound.split("\\|");
+    java.sql.SQLSyntaxErrorException e =
+        catchThrowableOfType(
+            java.sql.SQLSyntaxErrorException.class, () -> COMPILER.compile("v", parts[0]));
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "materialized view \"v\": expected a query (SELECT ...) after AS, found " + parts[1]);
+  }
+
+  @Test
+  void syntaxErrorsSayWhatAndWhere() {
+    java.sql.SQLSyntaxErrorException e =
+        catchThrowableOfType(
+            java.sql.SQLSyntaxErrorException.class,
+            () -> COMPILER.compile("v", "SELECT id\nFROM ev WHERE id >> 1"));
+    assertThat(e.getMessage())
+        .startsWith("materialized view \"v\": syntax error at or near \">\" (line 2, column 18)");
+    e =
+        catchThrowableOfType(
+            java.sql.SQLSyntaxErrorException.class,
+            () -> COMPILER.compile("v", "SELEC id FROM ev"));
+    assertThat(e.getMessage())
+        .startsWith(
+            "materialized view \"v\": syntax error at or near \"SELEC\" (line 1, column 1)");
+    e =
+        catchThrowableOfType(
+            java.sql.SQLSyntaxErrorException.class,
+            () -> COMPILER.compile("v", "SELECT id FROM ev WHERE"));
+    assertThat(e.getMessage()).contains("(line 1, column 19)");
+  }
 }

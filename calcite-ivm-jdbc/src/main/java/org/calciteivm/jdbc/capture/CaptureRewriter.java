@@ -75,7 +75,7 @@ public final class CaptureRewriter {
   private CapturePlan insert() throws SQLException {
     int after = tokenIndexAfter(write.target());
     refuseClause(after, "RETURNING", "RETURNING");
-    if (topLevel(after, "ON") >= 0) {
+    if (onConflict(after)) {
       throw new SQLFeatureNotSupportedException(
           "INSERT ... ON CONFLICT on "
               + table.relation().displayName()
@@ -372,6 +372,25 @@ public final class CaptureRewriter {
       }
     }
     return -1;
+  }
+
+  /**
+   * Whether the INSERT has an {@code ON CONFLICT} clause after token {@code from}: an {@code ON}
+   * outside parentheses followed by {@code CONFLICT}. The {@code ON} of a join in the inserted
+   * query is followed by its condition ({@code ON conflict = 1} compares a column named so).
+   */
+  private boolean onConflict(int from) {
+    for (int on = topLevel(from, "ON"); on >= 0; on = topLevel(on + 1, "ON")) {
+      if (on + 1 < tokens.size()
+          && tokens.get(on + 1).isKeyword("CONFLICT")
+          && on + 2 < tokens.size()
+          && (tokens.get(on + 2).isSymbol("(")
+              || tokens.get(on + 2).isKeyword("DO")
+              || tokens.get(on + 2).isKeyword("ON"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The index of {@code symbol} at depth 0 in {@code [from, to)}, or {@code to}. */

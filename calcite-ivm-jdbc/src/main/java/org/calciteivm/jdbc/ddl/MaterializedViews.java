@@ -81,8 +81,7 @@ public final class MaterializedViews {
               refuseUnmaintainableFunctions(duckDb, name, statement.query());
               return connection.atomically(
                   () ->
-                      createInTransaction(
-                          duckDb, catalog, name, statement.query(), connection.settings()));
+                      createInTransaction(duckDb, catalog, name, statement, connection.settings()));
             });
     if (program != null) {
       database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
@@ -90,9 +89,16 @@ public final class MaterializedViews {
   }
 
   private static RefreshProgram createInTransaction(
-      Connection duckDb, CatalogSnapshot catalog, String name, String query, IvmSettings settings)
+      Connection duckDb,
+      CatalogSnapshot catalog,
+      String name,
+      CreateMaterializedView statement,
+      IvmSettings settings)
       throws SQLException {
-    ViewCompiler firstPlan = ViewCompiler.plan(duckDb, name, query, catalog.trackedTables());
+    String query = statement.query();
+    // planned in place, so that positions in messages are the statement's
+    ViewCompiler firstPlan =
+        ViewCompiler.plan(duckDb, name, statement.queryInPlace(), catalog.trackedTables());
     ViewAnalyzer.Analysis analysis = firstPlan.analysis();
     IvmCatalog.ensureExists(duckDb);
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);

@@ -8,8 +8,14 @@ import com.google.common.collect.ImmutableList;
  */
 public sealed interface ParsedStatement {
 
-  /** {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query}. */
-  record CreateMaterializedView(ObjectName name, boolean ifNotExists, String query)
+  /**
+   * {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query}.
+   *
+   * @param queryInPlace the query preceded by the statement's text before it, blanked, so that
+   *     positions in it are the statement's (for messages)
+   */
+  record CreateMaterializedView(
+      ObjectName name, boolean ifNotExists, String query, String queryInPlace)
       implements ParsedStatement {}
 
   /** {@code REFRESH MATERIALIZED VIEW name}. */

@@ -21,6 +21,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
  * Classifies one SQL statement by its leading keywords. It reads the IVM statements fully and, of
@@ -148,7 +149,11 @@ public final class StatementParser {
         throw new SQLSyntaxErrorException(
             "syntax error: CREATE MATERIALIZED VIEW " + name + " AS needs a query", "42601");
       }
-      return new CreateMaterializedView(name, ifNotExists, query);
+      return new CreateMaterializedView(
+          name,
+          ifNotExists,
+          query,
+          ViewSqlPlanner.inPlace(in.sql(), in.peek().start()).stripTrailing());
     }
     for (String kind : List.of("TABLE", "VIEW")) {
       if (in.accept(kind)) {

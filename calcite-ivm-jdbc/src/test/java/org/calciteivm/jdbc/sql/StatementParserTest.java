@@ -33,6 +33,19 @@ class StatementParserTest {
   }
 
   @Test
+  void theQueryInPlaceKeepsItsPositionInTheStatement() throws SQLException {
+    ParsedStatement parsed =
+        StatementParser.parse("CREATE MATERIALIZED VIEW v\r\n  AS\n  SELECT 1  \n");
+    assertThat(parsed)
+        .isInstanceOfSatisfying(
+            CreateMaterializedView.class,
+            c -> {
+              assertThat(c.query()).isEqualTo("SELECT 1");
+              assertThat(c.queryInPlace()).isEqualTo(" ".repeat(26) + "\r\n    \n  SELECT 1");
+            });
+  }
+
+  @Test
   void writesNameTheirTarget() throws SQLException {
     assertWrite("INSERT INTO main.t VALUES (1)", WriteKind.INSERT, "main", "t");
     assertWrite("insert into \"T x\" by name select 1 as a", WriteKind.INSERT, "main", "T x");

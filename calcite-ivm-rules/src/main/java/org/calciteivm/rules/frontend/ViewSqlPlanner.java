@@ -1,5 +1,7 @@
 package org.calciteivm.rules.frontend;
 
+import static java.util.Objects.requireNonNull;
+
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
@@ -7,8 +9,18 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.config.CalciteConnectionConfig;
+import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
 import org.apache.calcite.plan.Contexts;
+import org.apache.calcite.plan.ConventionTraitDef;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.volcano.VolcanoPlanner;
+import org.apache.calcite.prepare.CalciteCatalogReader;
+import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
@@ -16,6 +28,8 @@ import org.apache.calcite.rel.metadata.JaninoRelMetadataProvider;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.metadata.RelMetadataQueryBase;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
@@ -32,12 +46,10 @@ import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
-import org.apache.calcite.tools.Planner;
 import org.apache.calcite.tools.RelBuilder;
-import org.apache.calcite.tools.RelConversionException;
-import org.apache.calcite.tools.ValidationException;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -98,42 +110,164 @@ public final class ViewSqlPlanner {
    * Parses and validates {@code sql}, the query of the materialized view {@code viewName}, and
    * returns its logical plan with exactly the query's output columns.
    *
-   * @throws SQLSyntaxErrorException if the SQL does not parse or validate
+   * <p>Positions in messages count from the start of {@code sql}; a caller whose query is part of a
+   * longer statement can pass the query blanked in place ({@link #inPlace}) so that they count from
+   * the statement's.
+   *
+   * @throws SQLSyntaxErrorException if the SQL does not parse or validate, or is not a query
    * @throws UnsupportedViewException if the query orders its result or calls a window function
    */
   public RelNode toRel(String viewName, String sql) throws SQLException {
-    Planner planner = Frameworks.getPlanner(config);
+    SqlNode parsed;
     try {
-      SqlNode parsed = planner.parse(sql);
-      SqlNode validated = planner.validate(parsed);
-      SqlCall window = firstWindowFunction(validated);
-      if (window != null) {
-        // named as written: Calcite expands SUM and AVG over windows into COUNTs and SUMs
-        throw UnsupportedViewException.notYet(
-            viewName, "window function " + sourceText(sql, window));
-      }
-      RelRoot root = planner.rel(validated);
-      if (!root.collation.equals(RelCollations.EMPTY)) {
-        throw UnsupportedViewException.notYet(
-            viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
-      }
-      RelNode rel = InLists.restore(root.project(true));
-      rel.getCluster().setMetadataQuerySupplier(ViewSqlPlanner::metadataQuery);
-      return rel;
+      parsed = SqlParser.create(sql, config.getParserConfig()).parseStmt();
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
-          "materialized view \"" + viewName + "\": syntax error in query: " + firstLine(e),
-          "42601",
-          e);
-    } catch (ValidationException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      throw new SQLSyntaxErrorException(
-          "materialized view \"" + viewName + "\": invalid query: " + firstLine(cause), "42000", e);
-    } catch (RelConversionException e) {
-      throw new IllegalStateException("cannot convert view " + viewName + " to a plan", e);
-    } finally {
-      planner.close();
+          "materialized view \"" + viewName + "\": syntax error " + where(e, sql), "42601", e);
     }
+    if (!parsed.isA(SqlKind.QUERY)) {
+      throw new SQLSyntaxErrorException(
+          "materialized view \""
+              + viewName
+              + "\": expected a query (SELECT ...) after AS, found "
+              + parsed.getKind().sql.replace('_', ' ')
+              + " "
+              + at(parsed.getParserPosition()),
+          "42601");
+    }
+    try {
+      return convert(viewName, sql, parsed);
+    } catch (CalciteContextException e) {
+      throw new SQLSyntaxErrorException(
+          "materialized view \"" + viewName + "\": invalid query: " + firstLine(e), "42000", e);
+    } catch (RuntimeException | AssertionError | StackOverflowError e) {
+      // Calcite fails on some input it accepted with internal errors; the user gets their view's
+      // name and Calcite's message, never a bare Error
+      throw new SQLException(
+          "materialized view \""
+              + viewName
+              + "\": cannot plan the query: "
+              + firstLine(e)
+              + " ("
+              + e.getClass().getSimpleName()
+              + " in Apache Calcite)",
+          "XX000",
+          e);
+    }
+  }
+
+  /** Validates {@code parsed} and converts it to a logical plan. */
+  private RelNode convert(String viewName, String sql, SqlNode parsed) throws SQLException {
+    JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(config.getTypeSystem());
+    SchemaPlus defaultSchema = requireNonNull(config.getDefaultSchema(), "defaultSchema");
+    SchemaPlus rootSchema = defaultSchema;
+    while (rootSchema.getParentSchema() != null) {
+      rootSchema = rootSchema.getParentSchema();
+    }
+    CalciteCatalogReader catalogReader =
+        new CalciteCatalogReader(
+            CalciteSchema.from(rootSchema),
+            CalciteSchema.from(defaultSchema).path(null),
+            typeFactory,
+            CalciteConnectionConfig.DEFAULT
+                .set(CalciteConnectionProperty.CASE_SENSITIVE, "false")
+                .set(
+                    CalciteConnectionProperty.CONFORMANCE,
+                    config.getParserConfig().conformance().toString()));
+    SqlValidator validator =
+        new ViewValidator(
+            SqlOperatorTables.chain(config.getOperatorTable(), catalogReader),
+            catalogReader,
+            typeFactory,
+            config
+                .getSqlValidatorConfig()
+                .withConformance(config.getParserConfig().conformance())
+                .withIdentifierExpansion(true));
+    SqlNode validated = validator.validate(parsed);
+    SqlCall window = firstWindowFunction(validated);
+    if (window != null) {
+      // named as written: Calcite expands SUM and AVG over windows into COUNTs and SUMs
+      throw UnsupportedViewException.notYet(viewName, "window function " + sourceText(sql, window));
+    }
+    // the planner Calcite's own Planner gives a cluster, so that engines built on Calcite can
+    // still implement the plan (and its delta plans) with their usual rules
+    VolcanoPlanner planner = new VolcanoPlanner(config.getContext());
+    RelOptUtil.registerDefaultRules(planner, false, false);
+    planner.addRelTraitDef(ConventionTraitDef.INSTANCE);
+    planner.addRelTraitDef(RelCollationTraitDef.INSTANCE);
+    RelOptCluster cluster = RelOptCluster.create(planner, new RexBuilder(typeFactory));
+    cluster.setMetadataQuerySupplier(ViewSqlPlanner::metadataQuery);
+    SqlToRelConverter converter =
+        new SqlToRelConverter(
+            NO_VIEWS,
+            validator,
+            catalogReader,
+            cluster,
+            StandardConvertletTable.INSTANCE,
+            config.getSqlToRelConverterConfig());
+    RelRoot root = converter.convertQuery(validated, false, true);
+    if (!root.collation.equals(RelCollations.EMPTY)) {
+      throw UnsupportedViewException.notYet(
+          viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
+    }
+    return InLists.restore(root.project(true));
+  }
+
+  /** Views of the schema are tables to calcite-ivm: there is nothing to expand. */
+  private static final RelOptTable.ViewExpander NO_VIEWS =
+      (rowType, queryString, schemaPath, viewPath) -> {
+        throw new UnsupportedOperationException("view expansion: " + queryString);
+      };
+
+  /**
+   * {@code query}, which starts at {@code start} in {@code statement}, preceded by the statement's
+   * text up to there with every character but line breaks blanked, so that the positions Calcite
+   * reports in it are the statement's.
+   */
+  public static String inPlace(String statement, int start) {
+    StringBuilder blanked = new StringBuilder(statement.length());
+    for (int i = 0; i < start; i++) {
+      char c = statement.charAt(i);
+      blanked.append(c == '\n' || c == '\r' ? c : ' ');
+    }
+    return blanked.append(statement, start, statement.length()).toString();
+  }
+
+  /**
+   * Where a parse error is, for a message: at or near which text, on which line and column, and
+   * Calcite's description (its first line, without the position it repeats).
+   */
+  private static String where(SqlParseException e, String sql) {
+    String description =
+        firstLine(e).replaceAll(" at line \\d+, column \\d+\\.?$", "").replaceAll("\\.$", "");
+    SqlParserPos pos = e.getPos();
+    if (pos == null && e.getCause() instanceof CalciteContextException context) {
+      pos =
+          new SqlParserPos(
+              context.getPosLine(),
+              context.getPosColumn(),
+              context.getEndPosLine(),
+              context.getEndPosColumn());
+    }
+    if (pos == null || pos.getLineNum() < 1) {
+      return "in query: " + description;
+    }
+    int start = offset(sql, pos.getLineNum(), pos.getColumnNum());
+    if (description.contains("<EOF>") || start < 0 || start >= sql.length()) {
+      return "at the end of the query " + at(pos) + ": the query is incomplete";
+    }
+    int end = offset(sql, pos.getEndLineNum(), pos.getEndColumnNum());
+    String near = sql.substring(start, Math.min(sql.length(), Math.max(start, end) + 1));
+    return "at or near \""
+        + near.replaceAll("\\s+", " ").trim()
+        + "\" "
+        + at(pos)
+        + ": "
+        + description;
+  }
+
+  private static String at(SqlParserPos pos) {
+    return "(line " + pos.getLineNum() + ", column " + pos.getColumnNum() + ")";
   }
 
   /**
