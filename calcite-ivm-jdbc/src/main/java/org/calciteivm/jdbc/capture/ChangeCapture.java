@@ -3,7 +3,6 @@ package org.calciteivm.jdbc.capture;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -39,16 +38,13 @@ public final class ChangeCapture {
       return Optional.empty();
     }
     if (write.kind() == WriteKind.UNCAPTURABLE) {
-      String views =
-          catalog.viewsReading(tracked.get().id()).stream()
-              .map(ViewEntry::name)
-              .collect(Collectors.joining(", "));
       throw new SQLFeatureNotSupportedException(
           "this write to "
               + tracked.get().relation().displayName()
-              + " cannot be captured, and materialized view "
-              + views
-              + " reads the table: use INSERT, UPDATE, DELETE or TRUNCATE"
+              + " cannot be captured, and "
+              + ViewEntry.dependents(
+                  catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
+              + ": use INSERT, UPDATE, DELETE or TRUNCATE"
               + " (COPY FROM, MERGE, INSERT OR REPLACE/IGNORE, writes in WITH and EXPLAIN ANALYZE"
               + " are not captured)",
           "0A000");

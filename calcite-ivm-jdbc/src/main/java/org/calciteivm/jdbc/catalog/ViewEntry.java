@@ -1,6 +1,8 @@
 package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 
@@ -28,5 +30,16 @@ public record ViewEntry(
   /** The quoted name users query. */
   public String userView() {
     return IvmNames.qualified("main", name);
+  }
+
+  /**
+   * {@code materialized view "a" <singularVerb>} or {@code materialized views "a", "b"
+   * <pluralVerb>}, for messages.
+   */
+  public static String dependents(List<ViewEntry> views, String singularVerb, String pluralVerb) {
+    String names = views.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", "));
+    return views.size() == 1
+        ? "materialized view " + names + " " + singularVerb
+        : "materialized views " + names + " " + pluralVerb;
   }
 }

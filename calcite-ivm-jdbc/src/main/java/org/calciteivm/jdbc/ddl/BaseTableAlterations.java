@@ -98,7 +98,7 @@ public final class BaseTableAlterations {
               .map(Map.Entry::getKey)
               .collect(Collectors.toList());
       if (!readers.isEmpty()) {
-        throw refusal(alter, SchemaGuard.dependents(readers, "reads", "read") + " it");
+        throw refusal(alter, ViewEntry.dependents(readers, "reads", "read") + " it");
       }
     }
     try (Statement s = duckDb.createStatement()) {
@@ -131,7 +131,7 @@ public final class BaseTableAlterations {
       if (!view.getValue().equals(before.get(view.getKey()))) {
         throw refusal(
             alter,
-            SchemaGuard.dependents(List.of(view.getKey()), "would", "would")
+            ViewEntry.dependents(List.of(view.getKey()), "would", "would")
                 + " read different columns of "
                 + alter.target()
                 + " (it selects * or joins NATURAL or USING, and its columns were fixed when it"

@@ -1,9 +1,7 @@
 package org.calciteivm.jdbc.ddl;
 
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -39,8 +37,10 @@ public final class SchemaGuard {
                     ? "it would hide table "
                         + table.get().relation().displayName()
                         + ", which "
-                        + dependents(catalog.viewsReading(table.get().id()), "reads", "read")
-                    : dependents(catalog.viewsReading(table.get().id()), "depends", "depend")
+                        + ViewEntry.dependents(
+                            catalog.viewsReading(table.get().id()), "reads", "read")
+                    : ViewEntry.dependents(
+                            catalog.viewsReading(table.get().id()), "depends", "depend")
                         + " on it; drop the materialized view first"),
             "2BP01");
       }
@@ -89,22 +89,11 @@ public final class SchemaGuard {
             "cannot drop schema "
                 + schema
                 + ": "
-                + dependents(catalog.viewsReading(table.id()), "depends", "depend")
+                + ViewEntry.dependents(catalog.viewsReading(table.id()), "depends", "depend")
                 + " on its table "
                 + table.relation().name(),
             "2BP01");
       }
     }
-  }
-
-  /**
-   * {@code materialized view "a" <singularVerb>} or {@code materialized views "a", "b"
-   * <pluralVerb>}, for messages.
-   */
-  static String dependents(List<ViewEntry> views, String singularVerb, String pluralVerb) {
-    String names = views.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", "));
-    return views.size() == 1
-        ? "materialized view " + names + " " + singularVerb
-        : "materialized views " + names + " " + pluralVerb;
   }
 }
