@@ -3,6 +3,7 @@ package org.calciteivm.core;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -48,7 +49,13 @@ public record RefreshProgram(
      * The program that applies {@code pending}, joins expanded by {@code joins} ({@code
      * INCLUSION_EXCLUSION} or {@code TELESCOPING}).
      */
-    Delta compile(PendingChange pending, JoinStrategy joins);
+    Delta compile(PendingChange pending, JoinStrategy joins) throws SQLException;
+
+    /**
+     * Whether the program of {@code pending} expanded by {@code joins} is at hand: {@link #compile}
+     * then returns it without planning.
+     */
+    boolean isCompiled(PendingChange pending, JoinStrategy joins);
   }
 
   /**
@@ -96,7 +103,7 @@ public record RefreshProgram(
    * only add rows to it, and an aggregate state only grows; MIN and MAX then move only towards the
    * new values.
    */
-  public Choice choose(PendingChange pending, IvmSettings settings) {
+  public Choice choose(PendingChange pending, IvmSettings settings) throws SQLException {
     Delta delta = deltas.compile(pending, joinStrategy(pending, settings));
     boolean insertOnly = pending.insertOnly();
     MergeStrategy merge;

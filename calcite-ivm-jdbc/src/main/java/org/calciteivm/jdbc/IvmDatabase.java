@@ -54,7 +54,7 @@ public final class IvmDatabase {
   private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
     this.key = key;
     this.root = root;
-    IvmCatalog.upgrade(root);
+    IvmCatalog.open(root);
     this.catalog = IvmCatalog.load(root);
   }
 
@@ -107,6 +107,15 @@ public final class IvmDatabase {
         root.close();
       }
     }
+  }
+
+  /**
+   * A new DuckDB connection of the driver's own to this database, for work that must not run in a
+   * user's connection or transaction (compiling a view's program on first use). The caller closes
+   * it.
+   */
+  public Connection newConnection() throws SQLException {
+    return root.duplicate();
   }
 
   /** The last committed catalog. */

@@ -1,6 +1,7 @@
 package org.calciteivm.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -12,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A database whose catalog an earlier version wrote (no refresh statistics, no {@code ivm_views})
- * is brought up to date when the driver opens it, and its views keep working.
+ * A database whose catalog an earlier version wrote (no refresh statistics, no {@code ivm_views},
+ * no stored refresh programs) is brought up to date when the driver opens it, and its views keep
+ * working.
  */
 class CatalogUpgradeTest {
   @TempDir Path dir;
@@ -31,8 +33,15 @@ class CatalogUpgradeTest {
     try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
         Statement s = plain.createStatement()) {
       s.execute("DROP VIEW ivm_views");
+      s.execute("DROP TABLE _ivm.programs");
       for (String column :
-          new String[] {"hidden_columns", "last_refresh_at", "refresh_count", "last_refresh_ms"}) {
+          new String[] {
+            "hidden_columns",
+            "last_refresh_at",
+            "refresh_count",
+            "last_refresh_ms",
+            "scanned_table_ids"
+          }) {
         s.execute("ALTER TABLE _ivm.views DROP COLUMN " + column);
       }
     }
@@ -49,6 +58,34 @@ class CatalogUpgradeTest {
         assertThat(rs.getLong(3)).isZero();
         assertThat(rs.next()).isFalse();
       }
+      // planned again, since the old catalog had no program: its shape is now recorded
+      try (ResultSet rs = s.executeQuery("SELECT scanned_table_ids FROM _ivm.views")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("[1]");
+      }
+    }
+  }
+
+  @Test
+  void aUserTableNamedLikeTheSystemViewIsLeftAloneUntilRenamed() throws SQLException {
+    String path = dir.resolve("mine.duckdb").toString();
+    try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
+        Statement s = plain.createStatement()) {
+      s.execute("CREATE TABLE ivm_views (a INTEGER)");
+      s.execute("CREATE TABLE t (k INTEGER)");
+    }
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      assertThat(ViewCheck.rows(ivm, "SELECT count(*) FROM ivm_views")).containsExactly("0");
+      assertThatThrownBy(() -> s.execute("CREATE MATERIALIZED VIEW f AS SELECT k FROM t"))
+          .hasMessageContaining("a table named ivm_views exists in the schema main")
+          .hasMessageContaining("rename the table first");
+    }
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("ALTER TABLE ivm_views RENAME TO my_views");
+      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k FROM t");
+      assertThat(ViewCheck.rows(ivm, "SELECT name FROM ivm_views")).containsExactly("f");
     }
   }
 }

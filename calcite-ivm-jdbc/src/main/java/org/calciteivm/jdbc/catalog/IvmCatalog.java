@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
@@ -32,48 +33,78 @@ import org.calciteivm.core.ZSets;
  */
 public final class IvmCatalog {
   private static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
-  private static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
+  static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
   private static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
   private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
   /** The columns of {@code views} added after its first release, with their definitions. */
-  private static final String VIEW_STATISTICS =
+  private static final String ADDED_VIEW_COLUMNS =
       ", hidden_columns VARCHAR[], last_refresh_at TIMESTAMP,"
-          + " refresh_count BIGINT NOT NULL DEFAULT 0, last_refresh_ms DOUBLE";
+          + " refresh_count BIGINT NOT NULL DEFAULT 0, last_refresh_ms DOUBLE,"
+          + " scanned_table_ids INTEGER[]";
 
   private IvmCatalog() {}
 
   /**
-   * Brings the catalog of a database made by an earlier version up to date: adds the columns of
-   * {@code views} it lacks and the system view. Does nothing to an up-to-date or absent catalog.
+   * Prepares the catalog of a database the driver opens, in one transaction: creates it if it is
+   * absent (so that {@code ivm_views} exists, empty, before the first materialized view), brings a
+   * catalog made by an earlier version up to date (the columns of {@code views} it lacks, the table
+   * of stored programs, the system view), and deletes the refresh programs other builds of
+   * calcite-ivm stored. Writes nothing when there is nothing to do, and nothing to a read-only
+   * database. A user table named {@code ivm_views} is left alone (CREATE MATERIALIZED VIEW then
+   * says what to do).
    */
-  public static void upgrade(Connection connection) throws SQLException {
-    if (!exists(connection)) {
+  public static void open(Connection connection) throws SQLException {
+    if (isReadOnly(connection)) {
       return;
     }
-    List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views");
+    boolean exists = exists(connection);
     List<String> missing = new ArrayList<>();
-    for (String column : VIEW_STATISTICS.substring(2).split(",")) {
-      if (!present.contains(column.trim().split(" ")[0])) {
-        missing.add(column.trim());
+    if (exists) {
+      List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views");
+      for (String column : ADDED_VIEW_COLUMNS.substring(2).split(",")) {
+        if (!present.contains(column.trim().split(" ")[0])) {
+          missing.add(column.trim());
+        }
       }
     }
-    if (missing.isEmpty()) {
+    boolean programs =
+        exists && !DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "programs").isEmpty();
+    Optional<Relation> systemView =
+        DuckDbCatalog.read(connection).find("main", IvmNames.SYSTEM_VIEW);
+    if (exists
+        && missing.isEmpty()
+        && programs
+        && systemView.isPresent()
+        && !StoredPrograms.hasOtherBuilds(connection)) {
       return;
     }
     boolean autoCommit = connection.getAutoCommit();
     connection.setAutoCommit(false);
     try (Statement s = connection.createStatement()) {
+      ensureExists(connection);
       for (String column : missing) {
         s.execute("ALTER TABLE " + VIEWS + " ADD COLUMN " + column);
       }
-      SystemView.replace(connection);
+      StoredPrograms.forgetOtherBuilds(connection);
+      if (systemView.isEmpty() || (!missing.isEmpty() && !systemView.get().isTable())) {
+        SystemView.replace(connection);
+      }
       connection.commit();
     } catch (SQLException e) {
       connection.rollback();
       throw e;
     } finally {
       connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  private static boolean isReadOnly(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()")) {
+      return rs.next() && rs.getBoolean(1);
     }
   }
 
@@ -91,8 +122,9 @@ public final class IvmCatalog {
               + VIEWS
               + " (view_id INTEGER NOT NULL, view_name VARCHAR NOT NULL, query VARCHAR NOT NULL,"
               + " strategy VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL"
-              + VIEW_STATISTICS
+              + ADDED_VIEW_COLUMNS
               + ")");
+      s.execute(StoredPrograms.createSql());
       s.execute(
           "CREATE TABLE IF NOT EXISTS "
               + INPUTS
@@ -316,8 +348,9 @@ public final class IvmCatalog {
     return id;
   }
 
-  /** Forgets a view and its inputs. */
+  /** Forgets a view, its inputs and its stored programs. */
   public static void removeView(Connection connection, int viewId) throws SQLException {
+    StoredPrograms.forget(connection, List.of(viewId));
     try (Statement s = connection.createStatement()) {
       s.execute("DELETE FROM " + INPUTS + " WHERE view_id = " + viewId);
       s.execute("DELETE FROM " + VIEWS + " WHERE view_id = " + viewId);

@@ -15,6 +15,7 @@ import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
@@ -138,6 +139,9 @@ public final class BaseTableAlterations {
                 + " was created)");
       }
     }
+    // their programs were compiled against the table's old columns
+    StoredPrograms.forget(
+        duckDb, altered.viewsReading(table.id()).stream().map(ViewEntry::id).toList());
   }
 
   /** Per view reading {@code table}, the names of the table's columns it reads. */

@@ -35,6 +35,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
+import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
@@ -81,7 +82,8 @@ public final class MaterializedViews {
               refuseUnmaintainableFunctions(duckDb, name, statement.query());
               return connection.atomically(
                   () ->
-                      createInTransaction(duckDb, catalog, name, statement, connection.settings()));
+                      createInTransaction(
+                          database, duckDb, catalog, name, statement, connection.settings()));
             });
     if (program != null) {
       database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
@@ -89,6 +91,7 @@ public final class MaterializedViews {
   }
 
   private static RefreshProgram createInTransaction(
+      IvmDatabase database,
       Connection duckDb,
       CatalogSnapshot catalog,
       String name,
@@ -163,15 +166,8 @@ public final class MaterializedViews {
         s.execute(sql);
       }
     }
-    RefreshProgram program = compiler.program(view, tracked);
-    // the commonest refreshes (one base table changed, with or without deletes) are planned now,
-    // so that a first refresh does not pay for planning, and a delta that cannot be compiled
-    // fails the CREATE instead of a later refresh
-    for (int tableId : view.inputTableIds()) {
-      ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
-      program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
-      program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
-    }
+    RefreshProgram program =
+        ViewPrograms.create(database, duckDb, view, compiler, tracked, settings);
     return program;
   }
 
@@ -224,7 +220,23 @@ public final class MaterializedViews {
   public static RefreshExecutor.Outcome refresh(
       IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
     ViewEntry view = view(connection, name);
-    return RefreshExecutor.refresh(connection, view, program(connection, view), timed);
+    boolean loads = connection.database().cachedProgram(view.id()) == null;
+    long loading = System.nanoTime();
+    RefreshProgram program = program(connection, view);
+    long loaded = System.nanoTime();
+    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed);
+    if (!loads || !timed) {
+      return outcome;
+    }
+    List<RefreshExecutor.Step> steps = new ArrayList<>();
+    steps.add(
+        new RefreshExecutor.Step(
+            "read the view's refresh program from the catalog (first use in this process)",
+            "",
+            loaded - loading));
+    steps.addAll(outcome.steps());
+    return new RefreshExecutor.Outcome(
+        outcome.changeRows(), outcome.choice(), ImmutableList.copyOf(steps));
   }
 
   /**
@@ -361,10 +373,7 @@ public final class MaterializedViews {
     IvmDatabase database = connection.database();
     RefreshProgram program = database.cachedProgram(view.id());
     if (program == null) {
-      List<TrackedTable> tracked = database.catalog().trackedTables();
-      program =
-          ViewCompiler.plan(connection.duckDb(), view.name(), view.query(), tracked)
-              .program(view, tracked);
+      program = ViewPrograms.load(database, connection.duckDb(), view);
       database.cacheProgram(view.id(), program);
     }
     return program;

@@ -184,11 +184,18 @@ public final class RefreshExecutor {
         insertOnly.add(input.tableId());
       }
     }
-    RefreshProgram.Choice choice =
-        program.choose(
-            new RefreshProgram.PendingChange(
-                ImmutableSet.copyOf(pending.keySet()), insertOnly.build()),
-            settings);
+    RefreshProgram.PendingChange change =
+        new RefreshProgram.PendingChange(ImmutableSet.copyOf(pending.keySet()), insertOnly.build());
+    long choosing = System.nanoTime();
+    boolean compiles = !program.deltas().isCompiled(change, program.joinStrategy(change, settings));
+    RefreshProgram.Choice choice = program.choose(change, settings);
+    if (compiles) {
+      steps.record(
+          "compile the delta program for this change (first refresh of its kind; stored for the"
+              + " next ones)",
+          "",
+          choosing);
+    }
     for (String sql : choice.delta().statementsFor(choice.merge())) {
       steps.execute("merge (" + choice.merge() + ")", sql);
     }
@@ -277,7 +284,7 @@ public final class RefreshExecutor {
       record(what, sql, start);
     }
 
-    private void record(String what, String sql, long start) {
+    void record(String what, String sql, long start) {
       if (timings != null) {
         timings.add(new Step(what, sql, System.nanoTime() - start));
       }

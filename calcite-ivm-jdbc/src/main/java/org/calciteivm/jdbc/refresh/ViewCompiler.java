@@ -9,11 +9,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
@@ -237,7 +235,8 @@ public final class ViewCompiler {
 
   /**
    * Compiles the refresh program of {@code view}, whose base tables are among the tracked. Its
-   * delta statements are compiled later, once per set of changed tables ({@link CompiledDeltas}).
+   * delta statements are compiled when asked for, per set of changed tables ({@link
+   * CompiledDeltas}).
    */
   public RefreshProgram program(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
@@ -274,15 +273,14 @@ public final class ViewCompiler {
   }
 
   /**
-   * The delta statements of one view, compiled on first use for each set of changed tables and join
-   * expansion, and kept for the next refresh with the same set. Compiling plans with Calcite, whose
+   * Compiles the delta statements of one view for a set of changed tables and a join expansion,
+   * each time it is asked ({@link StoredDeltas} keeps them). Compiling plans with Calcite, whose
    * plan objects are not shared between threads, so one view compiles one set at a time.
    */
   private final class CompiledDeltas implements RefreshProgram.Deltas {
     private final ViewEntry view;
     private final List<TrackedTable> tracked;
     private final ImmutableList<String> dataColumns;
-    private final Map<List<Object>, RefreshProgram.Delta> compiled = new HashMap<>();
 
     CompiledDeltas(ViewEntry view, Collection<TrackedTable> tracked, List<String> dataColumns) {
       this.view = view;
@@ -293,9 +291,12 @@ public final class ViewCompiler {
     @Override
     public synchronized RefreshProgram.Delta compile(
         RefreshProgram.PendingChange pending, JoinStrategy joins) {
-      return compiled.computeIfAbsent(
-          List.of(pending.changedTableIds(), pending.insertOnlyTableIds(), joins),
-          key -> compileNow(pending, joins));
+      return compileNow(pending, joins);
+    }
+
+    @Override
+    public boolean isCompiled(RefreshProgram.PendingChange pending, JoinStrategy joins) {
+      return false;
     }
 
     private RefreshProgram.Delta compileNow(

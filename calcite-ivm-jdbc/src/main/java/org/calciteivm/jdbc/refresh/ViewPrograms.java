@@ -1,0 +1,93 @@
+package org.calciteivm.jdbc.refresh;
+
+import com.google.common.collect.ImmutableSet;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.calciteivm.core.IvmSettings;
+import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.catalog.StoredPrograms;
+import org.calciteivm.jdbc.catalog.StoredPrograms.Variant;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+
+/**
+ * Where a view's {@link RefreshProgram} comes from: compiled by CREATE MATERIALIZED VIEW, which
+ * stores its commonest delta programs in the catalog, and afterwards read back from the catalog, so
+ * that a new process refreshes without planning ({@link StoredDeltas}).
+ */
+public final class ViewPrograms {
+  private ViewPrograms() {}
+
+  /**
+   * The program of the view {@code compiler} just compiled and CREATE created as {@code view}, in
+   * the transaction of {@code duckDb}: its shape is recorded in the catalog, and the programs of
+   * the commonest refreshes (each base table changed alone, with and without deletes) are compiled
+   * and stored, so that a first refresh does not pay for planning, and a delta that cannot be
+   * compiled fails the CREATE instead of a later refresh.
+   */
+  public static RefreshProgram create(
+      IvmDatabase database,
+      Connection duckDb,
+      ViewEntry view,
+      ViewCompiler compiler,
+      Collection<TrackedTable> tracked,
+      IvmSettings settings)
+      throws SQLException {
+    RefreshProgram planned = compiler.program(view, tracked);
+    StoredPrograms.storeScans(duckDb, view.id(), planned.scannedTableIds());
+    StoredDeltas deltas = new StoredDeltas(database, view, Map.of(), planned.deltas());
+    RefreshProgram program = withDeltas(planned, deltas);
+    List<Variant> common = new ArrayList<>();
+    for (int tableId : view.inputTableIds()) {
+      ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
+      for (ImmutableSet<Integer> insertOnly : List.of(ImmutableSet.<Integer>of(), changed)) {
+        RefreshProgram.PendingChange pending =
+            new RefreshProgram.PendingChange(changed, insertOnly);
+        common.add(Variant.of(pending, program.joinStrategy(pending, settings)));
+      }
+    }
+    deltas.precompile(duckDb, common);
+    return program;
+  }
+
+  /**
+   * The program of {@code view} from the catalog. A view created by a version that did not record
+   * its shape is planned now (its shape is then recorded, if the catalog can be written).
+   */
+  public static RefreshProgram load(IvmDatabase database, Connection duckDb, ViewEntry view)
+      throws SQLException {
+    StoredPrograms.Shape shape = StoredPrograms.shape(duckDb, view.id());
+    Map<Variant, RefreshProgram.Delta> stored = StoredPrograms.load(duckDb, view.id());
+    if (shape.scannedTableIds() != null) {
+      return new RefreshProgram(
+          view.name(),
+          view.strategy(),
+          shape.hiddenColumns(),
+          shape.scannedTableIds(),
+          new StoredDeltas(database, view, stored, null));
+    }
+    List<TrackedTable> tracked = database.catalog().trackedTables();
+    RefreshProgram planned =
+        ViewCompiler.plan(duckDb, view.name(), view.query(), tracked).program(view, tracked);
+    try (Connection own = database.newConnection()) {
+      StoredPrograms.storeScans(own, view.id(), planned.scannedTableIds());
+    } catch (SQLException e) {
+      // only a cache: the next process plans the view again
+    }
+    return withDeltas(planned, new StoredDeltas(database, view, stored, planned.deltas()));
+  }
+
+  private static RefreshProgram withDeltas(RefreshProgram program, RefreshProgram.Deltas deltas) {
+    return new RefreshProgram(
+        program.viewName(),
+        program.strategy(),
+        program.hiddenColumns(),
+        program.scannedTableIds(),
+        deltas);
+  }
+}
