@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code calcite-ivm run}: runs SQL scripts through the calcite-ivm driver and prints each result
- * set as tab-separated lines (see {@link ResultPrinter}).
+ * set as tab-separated lines, and the update count of each statement that changes rows (see {@link
+ * ResultPrinter}).
  *
  * <p>All scripts are read and split before the first statement runs, so a missing file or an
  * unterminated string changes nothing. Execution stops at the first failing statement, which is
@@ -36,9 +37,12 @@ import picocli.CommandLine.Spec;
       "Runs SQL scripts and prints their results as tab-separated lines.",
       "",
       "Statements end with ';'. All files run in one session. Every result set is printed as "
-          + "its column labels, then one line per row, NULL as NULL. The first failing "
-          + "statement stops the run: its error goes to stderr and the exit code is 1. With "
-          + "--url the scripts run on any JDBC URL, such as a calcite-ivm server's."
+          + "its column labels, then one line per row, NULL as NULL. A statement that changes "
+          + "rows prints its kind and count, tab-separated (INSERT, UPDATE, DELETE, TRUNCATE, "
+          + "COPY, MERGE; REFRESH: the change rows it consumed); other statements print nothing. "
+          + "The first failing statement stops the run: its error goes to stderr and the exit "
+          + "code is 1. With --url the scripts run on any JDBC URL, such as a calcite-ivm "
+          + "server's."
     })
 final class RunCommand implements Callable<Integer> {
   private static final String STDIN = "-";
@@ -114,10 +118,13 @@ final class RunCommand implements Callable<Integer> {
         String where = script.name() + ":" + (i + 1);
         // A fresh Statement each time: DuckDB's JDBC driver closes a Statement when it fails.
         try (Statement statement = connection.createStatement()) {
-          if (statement.execute(statements.get(i))) {
+          String sql = statements.get(i);
+          if (statement.execute(sql)) {
             try (ResultSet rs = statement.getResultSet()) {
               printer.print(rs);
             }
+          } else {
+            printer.printCount(sql, statement.getUpdateCount());
           }
         } catch (SQLException e) {
           out.flush();

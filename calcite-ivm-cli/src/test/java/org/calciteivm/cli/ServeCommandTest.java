@@ -87,7 +87,7 @@ class ServeCommandTest {
               "pw",
               script.toString());
       assertThat(run.err()).isEmpty();
-      assertThat(run.out()).isEqualTo("n\ts\n2\t3.75\n");
+      assertThat(run.out()).isEqualTo("INSERT\t2\nREFRESH\t2\nn\ts\n2\t3.75\n");
 
       CliRun refused =
           CliRun.of(
