@@ -1,5 +1,7 @@
 package org.calciteivm.cli;
 
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
@@ -50,6 +52,9 @@ public final class Main implements Runnable {
 
   /** Runs the tool and exits the JVM with its exit code. */
   public static void main(String[] args) {
+    // Unbuffered: a password read from standard input must leave the rest unread, for the script
+    // of 'run -' and for the shell, whose terminal reads the file descriptor itself.
+    System.setIn(new FileInputStream(FileDescriptor.in));
     System.exit(commandLine().execute(args));
   }
 

@@ -2,7 +2,9 @@ package org.calciteivm.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,21 +65,26 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter err = spec.commandLine().getErr();
+    // Missing files first, so that nobody is asked for a password in vain.
+    for (String file : files) {
+      Path path = Path.of(file);
+      if (!file.equals(STDIN) && !Files.isRegularFile(path)) {
+        err.println("error: " + file + ": " + (Files.exists(path) ? "not a file" : "no such file"));
+        return ExitCode.USAGE;
+      }
+    }
+    // Before the scripts: with --password and '-', the first line of standard input is the
+    // password.
+    ConnectionOptions.Resolved target = connectionOptions.resolve(spec);
     List<Script> scripts = new ArrayList<>();
     for (String file : files) {
       String name = file.equals(STDIN) ? "stdin" : file;
       String text;
       if (file.equals(STDIN)) {
-        text = new String(System.in.readAllBytes(), UTF_8);
+        text = readAll(System.in);
       } else {
-        Path path = Path.of(file);
-        if (!Files.isRegularFile(path)) {
-          err.println(
-              "error: " + name + ": " + (Files.exists(path) ? "not a file" : "no such file"));
-          return ExitCode.USAGE;
-        }
         try {
-          text = Files.readString(path, UTF_8);
+          text = Files.readString(Path.of(file), UTF_8);
         } catch (IOException e) {
           err.println("error: " + name + ": cannot read: " + ErrorMessages.oneLine(e));
           return ExitCode.USAGE;
@@ -91,24 +98,44 @@ final class RunCommand implements Callable<Integer> {
       }
     }
 
-    String url = connectionOptions.url();
     Connection connection;
     try {
-      connection = DriverManager.getConnection(url, connectionOptions.properties());
+      connection = DriverManager.getConnection(target.url(), target.properties());
     } catch (SQLException | RuntimeException e) {
       // Avatica's driver reports a refused or unreachable server as a RuntimeException.
-      err.println("error: cannot open " + url + ": " + ErrorMessages.oneLine(e));
+      err.println(
+          "error: cannot open "
+              + target.shownUrl()
+              + ": "
+              + ErrorMessages.oneLine(e, target.secrets()));
       return ExitCode.SOFTWARE;
     }
     try (connection) {
-      return execute(connection, scripts);
+      return execute(connection, scripts, target.secrets());
     } catch (SQLException e) {
-      err.println("error: closing " + url + ": " + ErrorMessages.oneLine(e));
+      err.println(
+          "error: closing "
+              + target.shownUrl()
+              + ": "
+              + ErrorMessages.oneLine(e, target.secrets()));
       return ExitCode.SOFTWARE;
     }
   }
 
-  private int execute(Connection connection, List<Script> scripts) {
+  /**
+   * Reads {@code in} to its end. Not {@code readAllBytes}: Java 17's {@code FileInputStream} (what
+   * Main makes System.in) fails on a pipe there with "Illegal seek".
+   */
+  private static String readAll(InputStream in) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    for (int n = in.read(buffer); n != -1; n = in.read(buffer)) {
+      bytes.write(buffer, 0, n);
+    }
+    return bytes.toString(UTF_8);
+  }
+
+  private int execute(Connection connection, List<Script> scripts, List<String> secrets) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     ResultPrinter printer = new ResultPrinter(out);
@@ -116,9 +143,9 @@ final class RunCommand implements Callable<Integer> {
       List<String> statements = script.statements();
       for (int i = 0; i < statements.size(); i++) {
         String where = script.name() + ":" + (i + 1);
+        String sql = statements.get(i);
         // A fresh Statement each time: DuckDB's JDBC driver closes a Statement when it fails.
         try (Statement statement = connection.createStatement()) {
-          String sql = statements.get(i);
           if (statement.execute(sql)) {
             try (ResultSet rs = statement.getResultSet()) {
               printer.print(rs);
@@ -128,12 +155,13 @@ final class RunCommand implements Callable<Integer> {
           }
         } catch (SQLException e) {
           out.flush();
-          err.println("error: " + where + ": " + ErrorMessages.oneLine(e));
+          err.println("error: " + where + ": " + ErrorMessages.oneLine(e, sql, secrets));
           return ExitCode.SOFTWARE;
         } catch (RuntimeException e) {
           // Not a user error but a bug in the driver: keep the stack trace for its report.
           out.flush();
-          err.println("error: " + where + ": internal error: " + e);
+          err.println(
+              "error: " + where + ": internal error: " + ErrorMessages.mask(e.toString(), secrets));
           e.printStackTrace(err);
           return ExitCode.SOFTWARE;
         }

@@ -3,11 +3,10 @@ package org.calciteivm.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -180,16 +179,34 @@ class RunCommandTest {
 
   @Test
   void dashReadsStandardInput() {
-    InputStream stdin = System.in;
-    System.setIn(new ByteArrayInputStream("SELECT 'from stdin' AS s;".getBytes(UTF_8)));
-    try {
-      CliRun run = CliRun.of("run", "-");
+    CliRun run = CliRun.withStdin("SELECT 'from stdin' AS s;", "run", "-");
 
-      assertThat(run.exitCode()).isZero();
-      assertThat(run.out()).isEqualTo("s\nfrom stdin\n");
-    } finally {
-      System.setIn(stdin);
-    }
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("s\nfrom stdin\n");
+  }
+
+  /**
+   * In a process of its own: standard input is a pipe, which Java 17 cannot read all of at once.
+   */
+  @Test
+  void dashReadsAPipe() throws Exception {
+    CliRun run = CliRun.inJvm(dir, "SELECT 'from a pipe' AS s;\n", Map.of(), "run", "-");
+
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("s\nfrom a pipe\n");
+  }
+
+  @Test
+  void passwordWithoutValueDoesNotTakeTheScript() throws IOException {
+    String file = script("a.sql", "SELECT 1 AS one;");
+
+    // A value only after '='; the file is the script; DuckDB needs no password.
+    CliRun run = CliRun.withStdin("\n", "run", "--user", "someone", "--password", file);
+
+    assertThat(run.err()).isEqualTo(ConnectionOptions.PROMPT + "\n");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("one\n1\n");
   }
 
   @Test
