@@ -164,6 +164,9 @@ final class ShellCommand implements Callable<Integer> {
       if (!acceptsURL(url)) {
         return null;
       }
+      if (acceptsURL(target.url())) {
+        throw new SQLException("cannot connect to " + URL + ", the shell's own URL");
+      }
       try {
         return DriverManager.getConnection(target.url(), target.properties());
       } catch (RuntimeException e) {
