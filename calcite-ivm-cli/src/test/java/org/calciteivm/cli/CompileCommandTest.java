@@ -110,7 +110,8 @@ class CompileCommandTest {
         CliRun.of(
             "compile",
             script(
-                "CREATE TABLE t AS SELECT * FROM read_csv('/nonexistent/x?password=Sup3rSecret');"));
+                "CREATE TABLE t AS SELECT *"
+                    + " FROM read_csv('/nonexistent/x?password=Sup3rSecret');"));
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).contains("password=***").doesNotContain("Sup3rSecret");
