@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -162,7 +163,9 @@ final class RunCommand implements Callable<Integer> {
           out.flush();
           err.println(
               "error: " + where + ": internal error: " + ErrorMessages.mask(e.toString(), secrets));
-          e.printStackTrace(err);
+          StringWriter trace = new StringWriter();
+          e.printStackTrace(new PrintWriter(trace));
+          err.print(ErrorMessages.mask(trace.toString(), secrets));
           return ExitCode.SOFTWARE;
         }
       }
