@@ -4,7 +4,6 @@ import java.nio.file.Path;
 
 /** JDBC URLs of the calcite-ivm driver for the subcommands' {@code --db} option. */
 final class Databases {
-  static final String DRIVER_CLASS = "org.calciteivm.jdbc.IvmDriver";
   static final String URL_PREFIX = "jdbc:ivm:duckdb:";
 
   private Databases() {}

@@ -103,4 +103,17 @@ class CompileCommandTest {
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("nope.sql");
   }
+
+  @Test
+  void passwordsInErrorsAreMasked() throws IOException {
+    CliRun run =
+        CliRun.of(
+            "compile",
+            script(
+                "CREATE TABLE t AS SELECT *"
+                    + " FROM read_csv('/nonexistent/x?password=Sup3rSecret');"));
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("password=***").doesNotContain("Sup3rSecret");
+  }
 }

@@ -15,11 +15,25 @@ class MainTest {
   }
 
   @Test
-  void versionNamesTheTool() {
+  void versionNamesTheToolAndWhatItRunsOn() {
     CliRun run = CliRun.of("--version");
 
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).startsWith("calcite-ivm ");
+    assertThat(run.out().lines())
+        .satisfiesExactly(
+            line -> assertThat(line).matches("calcite-ivm \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"),
+            line -> assertThat(line).matches("DuckDB v\\d+\\.\\d+\\.\\d+ \\(duckdb_jdbc \\d.*\\)"),
+            line -> assertThat(line).matches("Apache Calcite 1\\.\\d+\\.\\d+"),
+            line -> assertThat(line).matches("Avatica 1\\.\\d+\\.\\d+"),
+            line -> assertThat(line).startsWith("Java " + Runtime.version().feature()));
+  }
+
+  @Test
+  void subcommandsPrintTheVersionToo() {
+    CliRun run = CliRun.of("run", "--version");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("calcite-ivm ").contains("DuckDB v");
   }
 
   @Test

@@ -3,11 +3,10 @@ package org.calciteivm.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,11 +36,11 @@ class RunCommandTest {
     assertThat(run.err()).isEmpty();
     assertThat(run.exitCode()).isZero();
     assertThat(run.out())
-        .isEqualTo("id\tname\tis ok\n1\tone\ttrue\n2\tNULL\tfalse\n3\tthree\tNULL\n");
+        .isEqualTo("INSERT\t3\nid\tname\tis ok\n1\tone\ttrue\n2\tNULL\tfalse\n3\tthree\tNULL\n");
   }
 
   @Test
-  void printsEveryResultSetAndNothingForOtherStatements() throws IOException {
+  void printsEveryResultSetAndTheCountOfEveryWrite() throws IOException {
     String file =
         script(
             "a.sql",
@@ -51,7 +50,39 @@ class RunCommandTest {
     CliRun run = CliRun.of("run", file);
 
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).isEqualTo("x\n1\nx\ty\n2\t20\n");
+    assertThat(run.out()).isEqualTo("x\n1\nUPDATE\t1\nx\ty\n2\t20\n");
+  }
+
+  @Test
+  void writesAndRefreshesPrintTheirCountsOtherStatementsNothing() throws IOException {
+    String file =
+        script(
+            "a.sql",
+            """
+            CREATE TABLE t (id INTEGER, g INTEGER);
+            BEGIN;
+            INSERT INTO t SELECT range, range % 3 FROM range(10);
+            COMMIT;
+            CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n FROM t GROUP BY g;
+            SET ivm_join_strategy = 'auto';
+            UPDATE t SET g = 1 WHERE id < 3;
+            DELETE FROM t WHERE id = 9;
+            WITH more AS (SELECT 20 AS id, 2 AS g) INSERT INTO t SELECT * FROM more;
+            REFRESH MATERIALIZED VIEW v;
+            REFRESH MATERIALIZED VIEW v;
+            TRUNCATE t;
+            CREATE VIEW w AS SELECT 1 AS one;
+            DROP VIEW w;
+            """);
+
+    CliRun run = CliRun.of("run", file);
+
+    assertThat(run.err()).isEmpty();
+    // UPDATE of 3 rows: 6 change rows; the second REFRESH finds nothing pending.
+    assertThat(run.out())
+        .isEqualTo(
+            "INSERT\t10\nUPDATE\t3\nDELETE\t1\nINSERT\t1\nREFRESH\t8\nREFRESH\t0\n"
+                + "TRUNCATE\t10\n");
   }
 
   @Test
@@ -69,7 +100,7 @@ class RunCommandTest {
     CliRun run = CliRun.of("run", file);
 
     assertThat(run.err()).isEmpty();
-    assertThat(run.out()).isEqualTo("s\na;b\nit's; fine\n");
+    assertThat(run.out()).isEqualTo("INSERT\t2\ns\na;b\nit's; fine\n");
   }
 
   @Test
@@ -80,7 +111,7 @@ class RunCommandTest {
     CliRun run = CliRun.of("run", first, second);
 
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).isEqualTo("s\n3\n");
+    assertThat(run.out()).isEqualTo("INSERT\t1\nINSERT\t1\ns\n3\n");
   }
 
   @Test
@@ -148,16 +179,34 @@ class RunCommandTest {
 
   @Test
   void dashReadsStandardInput() {
-    InputStream stdin = System.in;
-    System.setIn(new ByteArrayInputStream("SELECT 'from stdin' AS s;".getBytes(UTF_8)));
-    try {
-      CliRun run = CliRun.of("run", "-");
+    CliRun run = CliRun.withStdin("SELECT 'from stdin' AS s;", "run", "-");
 
-      assertThat(run.exitCode()).isZero();
-      assertThat(run.out()).isEqualTo("s\nfrom stdin\n");
-    } finally {
-      System.setIn(stdin);
-    }
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("s\nfrom stdin\n");
+  }
+
+  /**
+   * In a process of its own: standard input is a pipe, which Java 17 cannot read all of at once.
+   */
+  @Test
+  void dashReadsAPipe() throws Exception {
+    CliRun run = CliRun.inJvm(dir, "SELECT 'from a pipe' AS s;\n", Map.of(), "run", "-");
+
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("s\nfrom a pipe\n");
+  }
+
+  @Test
+  void passwordWithoutValueDoesNotTakeTheScript() throws IOException {
+    String file = script("a.sql", "SELECT 1 AS one;");
+
+    // A value only after '='; the file is the script; DuckDB needs no password.
+    CliRun run = CliRun.withStdin("\n", "run", "--user", "someone", "--password", file);
+
+    assertThat(run.err()).isEqualTo(ConnectionOptions.PROMPT + "\n");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("one\n1\n");
   }
 
   @Test
@@ -182,6 +231,9 @@ class RunCommandTest {
 
     assertThat(run.err()).isEmpty();
     assertThat(run.exitCode()).isZero();
-    assertThat(run.out()).isEqualTo("id\tdoubled\n2\t40\n4\t80\n");
+    assertThat(run.out())
+        .isEqualTo(
+            "INSERT\t3\nINSERT\t2\nUPDATE\t1\nUPDATE\t1\nDELETE\t1\nREFRESH\t7\n"
+                + "id\tdoubled\n2\t40\n4\t80\n");
   }
 }

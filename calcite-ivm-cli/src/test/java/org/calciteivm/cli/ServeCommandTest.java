@@ -83,11 +83,10 @@ class ServeCommandTest {
               server.jdbcUrl(),
               "--user",
               "bob",
-              "--password",
-              "pw",
+              "--password=pw",
               script.toString());
       assertThat(run.err()).isEmpty();
-      assertThat(run.out()).isEqualTo("n\ts\n2\t3.75\n");
+      assertThat(run.out()).isEqualTo("INSERT\t2\nREFRESH\t2\nn\ts\n2\t3.75\n");
 
       CliRun refused =
           CliRun.of(
@@ -96,8 +95,7 @@ class ServeCommandTest {
               server.jdbcUrl(),
               "--user",
               "bob",
-              "--password",
-              "wrong",
+              "--password=wrong",
               script.toString());
       assertThat(refused.exitCode()).isEqualTo(1);
       assertThat(refused.err()).startsWith("error: ").contains("401");
