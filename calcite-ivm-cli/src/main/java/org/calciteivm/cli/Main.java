@@ -3,7 +3,6 @@ package org.calciteivm.cli;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,11 +10,11 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import org.apache.calcite.avatica.AvaticaConnection;
 import org.apache.calcite.rel.RelNode;
+import org.calciteivm.core.IvmBuild;
 import org.duckdb.DuckDBDriver;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -78,26 +77,12 @@ public final class Main implements Runnable {
     @Override
     public String[] getVersion() {
       return new String[] {
-        "calcite-ivm " + calciteIvm(),
+        "calcite-ivm " + IvmBuild.VERSION + " (built " + IvmBuild.BUILT + ")",
         "DuckDB " + duckDb(),
         "Apache Calcite " + fromManifest(RelNode.class),
         "Avatica " + fromManifest(AvaticaConnection.class),
         "Java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")"
       };
-    }
-
-    /** From a resource Maven fills in: the tool runs from target/classes, without a manifest. */
-    private static String calciteIvm() {
-      try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
-        if (in == null) {
-          return UNKNOWN;
-        }
-        Properties properties = new Properties();
-        properties.load(in);
-        return properties.getProperty("version", UNKNOWN);
-      } catch (IOException e) {
-        return UNKNOWN;
-      }
     }
 
     /** The engine's version as DuckDB reports it, and its JDBC driver's. */

@@ -21,7 +21,9 @@ class MainTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out().lines())
         .satisfiesExactly(
-            line -> assertThat(line).matches("calcite-ivm \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"),
+            line ->
+                assertThat(line)
+                    .matches("calcite-ivm \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(built \\d{4}-.*Z\\)"),
             line -> assertThat(line).matches("DuckDB v\\d+\\.\\d+\\.\\d+ \\(duckdb_jdbc \\d.*\\)"),
             line -> assertThat(line).matches("Apache Calcite 1\\.\\d+\\.\\d+"),
             line -> assertThat(line).matches("Avatica 1\\.\\d+\\.\\d+"),

@@ -13,6 +13,9 @@ public final class IvmBuild {
   /** The version, such as {@code 0.1.0}. */
   public static final String VERSION;
 
+  /** When it was built (UTC). */
+  public static final String BUILT;
+
   /** The build's identity: its version and build time. */
   public static final String ID;
 
@@ -27,7 +30,8 @@ public final class IvmBuild {
       throw new UncheckedIOException(e);
     }
     VERSION = properties.getProperty("version");
-    ID = VERSION + " built " + properties.getProperty("built");
+    BUILT = properties.getProperty("built");
+    ID = VERSION + " built " + BUILT;
   }
 
   private IvmBuild() {}
