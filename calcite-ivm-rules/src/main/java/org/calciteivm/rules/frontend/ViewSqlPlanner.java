@@ -45,6 +45,7 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
 import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
@@ -206,6 +207,13 @@ public final class ViewSqlPlanner {
             StandardConvertletTable.INSTANCE,
             config.getSqlToRelConverterConfig());
     RelRoot root = converter.convertQuery(validated, false, true);
+    // as Calcite's own Planner does: correlated subqueries become joins where they can
+    root = root.withRel(converter.flattenTypes(root.rel, true));
+    root =
+        root.withRel(
+            RelDecorrelator.decorrelateQuery(
+                root.rel,
+                config.getSqlToRelConverterConfig().getRelBuilderFactory().create(cluster, null)));
     if (!root.collation.equals(RelCollations.EMPTY)) {
       throw UnsupportedViewException.notYet(
           viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
