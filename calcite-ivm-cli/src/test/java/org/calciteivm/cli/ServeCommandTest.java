@@ -44,17 +44,17 @@ class ServeCommandTest {
 
     CliRun run =
         withStdin(
-            "s3cret pass\n", "users", "add", users.toString(), "alice", "--iterations", "1000");
+            "s3cret pass\n", "users", "add", users.toString(), "alice", "--iterations", "100000");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.err()).contains("added user alice");
     assertThat(Files.readString(users))
-        .contains("alice:pbkdf2-sha256:1000:")
+        .contains("alice:pbkdf2-sha256:100000:")
         .doesNotContain("s3cret");
     assertThat(UsersFile.read(users).get("alice").matches("s3cret pass".toCharArray())).isTrue();
 
     CliRun again =
-        withStdin("other\n", "users", "add", users.toString(), "alice", "--iterations", "1000");
+        withStdin("other\n", "users", "add", users.toString(), "alice", "--iterations", "100000");
     assertThat(again.err()).contains("changed the password of alice");
     assertThat(UsersFile.read(users).get("alice").matches("other".toCharArray())).isTrue();
   }
@@ -62,7 +62,7 @@ class ServeCommandTest {
   @Test
   void runWithUrlUserAndPasswordWorksAgainstAServer() throws Exception {
     Path users = dir.resolve("users");
-    withStdin("pw\n", "users", "add", users.toString(), "bob", "--iterations", "1000");
+    withStdin("pw\n", "users", "add", users.toString(), "bob", "--iterations", "100000");
     Path script = dir.resolve("a.sql");
     Files.writeString(
         script,

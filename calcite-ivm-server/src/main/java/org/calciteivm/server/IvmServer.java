@@ -196,9 +196,17 @@ public final class IvmServer implements AutoCloseable {
       return this;
     }
 
-    /** Requires HTTP BASIC authentication as one of the users in {@code file}. */
+    /**
+     * Requires HTTP BASIC authentication as one of the users in {@code file}.
+     *
+     * @throws IOException saying what is wrong and how to fix it if the file is missing, unreadable
+     *     or malformed, has a hash with too few iterations, or may be read or changed by users
+     *     other than its owner ({@link UsersFile#checkPrivate})
+     */
     public Builder usersFile(Path file) throws IOException {
-      return users(UsersFile.read(file));
+      Map<String, PasswordHash> read = UsersFile.read(file);
+      UsersFile.checkPrivate(file);
+      return users(read);
     }
 
     /** Allows listening on an address other than loopback without authentication. */

@@ -34,8 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServerAuthTest {
-  /** Cheap hashes keep the test fast; real entries get {@link PasswordHash#DEFAULT_ITERATIONS}. */
-  private static final int ITERATIONS = 1_000;
+  /**
+   * The cheapest hashes a users file accepts keep the test fast; real entries get {@link
+   * PasswordHash#DEFAULT_ITERATIONS}.
+   */
+  private static final int ITERATIONS = PasswordHash.MIN_ITERATIONS;
 
   private static final String SECRET = "correct horse battery staple";
 
