@@ -39,6 +39,22 @@ class ServeCommandTest {
   }
 
   @Test
+  void maxRequestSizeTakesBytesOrBinaryUnits() {
+    ServeCommand.ByteSize size = new ServeCommand.ByteSize();
+    assertThat(size.convert("1048576")).isEqualTo(1L << 20);
+    assertThat(size.convert("512K")).isEqualTo(512L << 10);
+    assertThat(size.convert("16MiB")).isEqualTo(16L << 20);
+    assertThat(size.convert("2 mb")).isEqualTo(2L << 20);
+    assertThat(size.convert("1g")).isEqualTo(1L << 30);
+
+    CliRun run = CliRun.of("serve", "--port", "0", "--max-request-size", "lots");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("Invalid value for option '--max-request-size'", "not a size: lots");
+  }
+
+  @Test
   void usersAddStoresAHashOfThePasswordReadFromStandardInput() throws IOException {
     Path users = dir.resolve("users");
 
@@ -142,7 +158,17 @@ class ServeCommandTest {
         }
       }
       assertThat(url).as(String.join("\n", lines)).isNotNull();
-      assertThat(lines.get(0)).contains("serving " + db, "http://127.0.0.1:", "no authentication");
+      assertThat(lines)
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith("calcite-ivm: serving " + db)
+                      .contains("http://127.0.0.1:", "no authentication"))
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .matches("\\S+Z INFO started on 127\\.0\\.0\\.1:\\d+, serving .*")
+                      .contains(db + " without authentication"));
       try (Connection c = DriverManager.getConnection(url);
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)");

@@ -21,6 +21,10 @@ import org.calciteivm.jdbc.IvmDriver;
 import org.calciteivm.server.auth.PasswordHash;
 import org.calciteivm.server.auth.UsersFile;
 import org.calciteivm.server.auth.UsersLoginService;
+import org.calciteivm.server.http.ErrorAnswerLog;
+import org.calciteivm.server.http.FailureLoggingHandler;
+import org.calciteivm.server.http.PlainErrorHandler;
+import org.calciteivm.server.log.ServerLog;
 import org.eclipse.jetty.security.ConstraintMapping;
 import org.eclipse.jetty.security.ConstraintSecurityHandler;
 import org.eclipse.jetty.security.authentication.BasicAuthenticator;
@@ -28,6 +32,7 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.server.handler.StatisticsHandler;
 import org.eclipse.jetty.util.security.Constraint;
 
@@ -45,10 +50,22 @@ import org.eclipse.jetty.util.security.Constraint;
  * process holds fails at start. {@link #close} stops accepting requests, lets the running ones
  * finish (up to the {@link Builder#stopTimeout stop timeout}), rolls back transactions that clients
  * left open, closes every connection and thereby the database.
+ *
+ * <p>Hardened against clients: request bodies are limited ({@link Builder#maxRequestSize}) and a
+ * larger one is answered with HTTP 413 without being read; error answers show no stack trace
+ * ({@link PlainErrorHandler}). It logs start and stop, every HTTP error answer and server errors,
+ * one line each, through {@link ServerLog}.
  */
 public final class IvmServer implements AutoCloseable {
   /** The HTTP realm of BASIC authentication. */
   public static final String REALM = "calcite-ivm";
+
+  /**
+   * The default limit of a request body: 16 MiB. Avatica holds a request's body in memory, as bytes
+   * and then parsed, so the limit bounds the memory each request in flight can take; remote JDBC
+   * calls are statements and batches of parameters, far smaller.
+   */
+  public static final long DEFAULT_MAX_REQUEST_SIZE = 16L << 20;
 
   private final HttpServer http;
   private final IvmMeta meta;
@@ -57,6 +74,7 @@ public final class IvmServer implements AutoCloseable {
   private final String host;
   private final boolean authenticated;
   private final StatisticsHandler statistics;
+  private final long maxRequestSize;
   private boolean closed;
 
   private IvmServer(
@@ -66,7 +84,8 @@ public final class IvmServer implements AutoCloseable {
       String database,
       String host,
       boolean authenticated,
-      StatisticsHandler statistics) {
+      StatisticsHandler statistics,
+      long maxRequestSize) {
     this.http = http;
     this.meta = meta;
     this.anchor = anchor;
@@ -74,6 +93,7 @@ public final class IvmServer implements AutoCloseable {
     this.host = host;
     this.authenticated = authenticated;
     this.statistics = statistics;
+    this.maxRequestSize = maxRequestSize;
   }
 
   /** A builder of a server over the database file {@code database}, or in-memory if null. */
@@ -109,6 +129,11 @@ public final class IvmServer implements AutoCloseable {
   /** Whether clients must authenticate. */
   public boolean authenticated() {
     return authenticated;
+  }
+
+  /** The largest request body accepted, in bytes. */
+  public long maxRequestSize() {
+    return maxRequestSize;
   }
 
   /** The number of HTTP requests being handled right now. */
@@ -149,6 +174,11 @@ public final class IvmServer implements AutoCloseable {
     } catch (SQLException e) {
       errors.add(e);
     }
+    ServerLog.info(
+        "stopped, "
+            + database
+            + " closed"
+            + (errors.isEmpty() && stopFailure == null ? "" : " (with errors while stopping)"));
     if (!errors.isEmpty()) {
       SQLException first = errors.get(0);
       errors.subList(1, errors.size()).forEach(first::addSuppressed);
@@ -170,6 +200,7 @@ public final class IvmServer implements AutoCloseable {
     private Map<String, PasswordHash> users;
     private boolean insecure;
     private Duration stopTimeout = Duration.ofSeconds(30);
+    private long maxRequestSize = DEFAULT_MAX_REQUEST_SIZE;
 
     private Builder(Path database) {
       this.database = database;
@@ -212,6 +243,19 @@ public final class IvmServer implements AutoCloseable {
     /** Allows listening on an address other than loopback without authentication. */
     public Builder insecure(boolean insecure) {
       this.insecure = insecure;
+      return this;
+    }
+
+    /**
+     * The largest request body accepted, in bytes; a larger one is answered with HTTP 413 (Payload
+     * Too Large) without being read, whether its size is announced ({@code Content-Length}) or not
+     * (chunked: reading stops at the limit). Default {@link #DEFAULT_MAX_REQUEST_SIZE}.
+     */
+    public Builder maxRequestSize(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("not a request size: " + bytes);
+      }
+      this.maxRequestSize = bytes;
       return this;
     }
 
@@ -277,32 +321,59 @@ public final class IvmServer implements AutoCloseable {
           address instanceof Inet6Address
               ? "[" + address.getHostAddress() + "]"
               : address.getHostAddress();
-      return new IvmServer(
-          http,
-          meta,
-          anchor,
-          database == null ? "in-memory" : database.toString(),
-          host,
-          users != null,
-          statistics);
+      IvmServer server =
+          new IvmServer(
+              http,
+              meta,
+              anchor,
+              database == null ? "in-memory" : database.toString(),
+              host,
+              users != null,
+              statistics,
+              maxRequestSize);
+      ServerLog.info(
+          "started on "
+              + host
+              + ":"
+              + server.port()
+              + ", serving "
+              + server.database()
+              + (users == null
+                  ? " without authentication"
+                  : " to "
+                      + users.size()
+                      + (users.size() == 1 ? " user" : " users")
+                      + " (HTTP BASIC)")
+              + ", request bodies up to "
+              + maxRequestSize
+              + " bytes");
+      return server;
     }
 
     /**
-     * Binds the connector to the address, puts authentication in front of Avatica's handler when
-     * there are users, and counts requests so that a stop waits for the running ones.
+     * Binds the connector to the address and puts, in front of Avatica's handler: the count of
+     * requests (so that a stop waits for the running ones), the log of failures escaping the
+     * handlers, the limit of request bodies (before authentication, so that no one's body is read
+     * beyond it), and authentication when there are users. Error answers are plain text and logged.
      */
     private void customize(Server server, String host, StatisticsHandler statistics) {
       for (Connector connector : server.getConnectors()) {
         ((ServerConnector) connector).setHost(host);
       }
-      Handler avatica = server.getHandler();
+      Handler inner = server.getHandler();
       if (users != null) {
         ConstraintSecurityHandler security = security(users);
-        security.setHandler(avatica);
-        avatica = security;
+        security.setHandler(inner);
+        inner = security;
       }
-      statistics.setHandler(avatica);
+      SizeLimitHandler sizeLimit = new SizeLimitHandler(maxRequestSize, -1);
+      sizeLimit.setHandler(inner);
+      FailureLoggingHandler failures = new FailureLoggingHandler();
+      failures.setHandler(sizeLimit);
+      statistics.setHandler(failures);
       server.setHandler(statistics);
+      server.setErrorHandler(new PlainErrorHandler());
+      server.setRequestLog(new ErrorAnswerLog());
       server.setStopTimeout(stopTimeout.toMillis());
     }
 
