@@ -18,7 +18,9 @@ import org.apache.calcite.avatica.remote.LocalService;
 import org.apache.calcite.avatica.server.HttpServer;
 import org.apache.calcite.avatica.server.ServerCustomizer;
 import org.calciteivm.jdbc.IvmDriver;
+import org.calciteivm.server.auth.LoginThrottle;
 import org.calciteivm.server.auth.PasswordHash;
+import org.calciteivm.server.auth.ThrottledBasicAuthenticator;
 import org.calciteivm.server.auth.UsersFile;
 import org.calciteivm.server.auth.UsersLoginService;
 import org.calciteivm.server.http.ErrorAnswerLog;
@@ -27,7 +29,6 @@ import org.calciteivm.server.http.PlainErrorHandler;
 import org.calciteivm.server.log.ServerLog;
 import org.eclipse.jetty.security.ConstraintMapping;
 import org.eclipse.jetty.security.ConstraintSecurityHandler;
-import org.eclipse.jetty.security.authentication.BasicAuthenticator;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
@@ -52,9 +53,10 @@ import org.eclipse.jetty.util.security.Constraint;
  * left open, closes every connection and thereby the database.
  *
  * <p>Hardened against clients: request bodies are limited ({@link Builder#maxRequestSize}) and a
- * larger one is answered with HTTP 413 without being read; error answers show no stack trace
- * ({@link PlainErrorHandler}). It logs start and stop, every HTTP error answer and server errors,
- * one line each, through {@link ServerLog}.
+ * larger one is answered with HTTP 413 without being read; failed logins are limited per address
+ * and user name ({@link LoginThrottle}); error answers show no stack trace ({@link
+ * PlainErrorHandler}). It logs start and stop, failed logins, every HTTP error answer and server
+ * errors, one line each, through {@link ServerLog}.
  */
 public final class IvmServer implements AutoCloseable {
   /** The HTTP realm of BASIC authentication. */
@@ -201,6 +203,8 @@ public final class IvmServer implements AutoCloseable {
     private boolean insecure;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private long maxRequestSize = DEFAULT_MAX_REQUEST_SIZE;
+    private LoginThrottle.Limit perAddress = LoginThrottle.PER_ADDRESS;
+    private LoginThrottle.Limit perName = LoginThrottle.PER_NAME;
 
     private Builder(Path database) {
       this.database = database;
@@ -256,6 +260,16 @@ public final class IvmServer implements AutoCloseable {
         throw new IllegalArgumentException("not a request size: " + bytes);
       }
       this.maxRequestSize = bytes;
+      return this;
+    }
+
+    /**
+     * How many failed logins an address and a user name may have ({@link LoginThrottle}). Default
+     * {@link LoginThrottle#PER_ADDRESS} and {@link LoginThrottle#PER_NAME}.
+     */
+    public Builder loginLimits(LoginThrottle.Limit perAddress, LoginThrottle.Limit perName) {
+      this.perAddress = Objects.requireNonNull(perAddress);
+      this.perName = Objects.requireNonNull(perName);
       return this;
     }
 
@@ -377,14 +391,15 @@ public final class IvmServer implements AutoCloseable {
       server.setStopTimeout(stopTimeout.toMillis());
     }
 
-    private static ConstraintSecurityHandler security(Map<String, PasswordHash> users) {
+    private ConstraintSecurityHandler security(Map<String, PasswordHash> users) {
       Constraint constraint = new Constraint(Constraint.__BASIC_AUTH, UsersLoginService.ROLE);
       constraint.setAuthenticate(true);
       ConstraintMapping mapping = new ConstraintMapping();
       mapping.setConstraint(constraint);
       mapping.setPathSpec("/*");
       ConstraintSecurityHandler security = new ConstraintSecurityHandler();
-      security.setAuthenticator(new BasicAuthenticator());
+      security.setAuthenticator(
+          new ThrottledBasicAuthenticator(new LoginThrottle(perAddress, perName)));
       security.setLoginService(new UsersLoginService(REALM, users));
       security.setRealmName(REALM);
       security.setConstraintMappings(new ConstraintMapping[] {mapping});

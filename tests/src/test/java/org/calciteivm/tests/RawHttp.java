@@ -101,7 +101,8 @@ final class RawHttp {
    * taking them (a write failed), or {@code cap} if it never did.
    */
   static Streamed streamChunked(IvmServer server, String authorization, long cap) throws Exception {
-    try (Socket socket = connect(server, "127.0.0.1")) {
+    Socket socket = connect(server, "127.0.0.1");
+    try {
       OutputStream out = socket.getOutputStream();
       out.write(
           head(
@@ -129,9 +130,11 @@ final class RawHttp {
                 return written;
               });
       Response response = read(socket.getInputStream());
-      // The server has answered: it takes no more of the body (it closes the connection).
+      // The server has answered and takes no more of the body; closing ends a writer still going.
       socket.close();
       return new Streamed(response, writer.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS));
+    } finally {
+      socket.close();
     }
   }
 
