@@ -317,7 +317,7 @@ public final class IvmServer implements AutoCloseable {
           server -> customize(server, address.getHostAddress(), statistics);
       HttpServer http =
           new HttpServer.Builder<Server>()
-              .withHandler(new LocalService(meta), Serialization.PROTOBUF)
+              .withHandler(new LocalService(RemoteErrors.wrap(meta)), Serialization.PROTOBUF)
               .withPort(port)
               .withServerCustomizers(List.of(customizer), Server.class)
               .build();
