@@ -5,11 +5,13 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.logging.Handler;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.calciteivm.server.IvmServer;
 import org.calciteivm.server.log.ServerLog;
 import picocli.CommandLine.Command;
@@ -117,21 +119,59 @@ final class ServeCommand implements Callable<Integer> {
     }
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> stop(server, err), "calcite-ivm-serve-shutdown"));
-    err.println(
-        "calcite-ivm: serving "
-            + server.database()
-            + " at "
-            + server.url()
-            + (server.authenticated()
-                ? " (HTTP BASIC authentication, users of " + users + ")"
-                : " (no authentication)"));
-    err.println(
-        "calcite-ivm: connect with "
-            + server.jdbcUrl()
-            + (server.authenticated() ? ";authentication=BASIC" : ""));
+    announce(server, err);
     err.flush();
     server.join();
     return ExitCode.OK;
+  }
+
+  /**
+   * Says where the server listens and how to connect: from this machine, and for a server that
+   * listens on all addresses, from others (0.0.0.0 is no address to connect to); warns loudly of a
+   * server without authentication that others can reach.
+   */
+  private void announce(IvmServer server, PrintWriter err) {
+    String auth =
+        server.authenticated()
+            ? " (HTTP BASIC authentication, users of " + users + ")"
+            : " (no authentication)";
+    if (server.listensOnAllAddresses()) {
+      err.println(
+          "calcite-ivm: serving "
+              + server.database()
+              + " on all addresses of this machine ("
+              + server.host()
+              + "), port "
+              + server.port()
+              + auth);
+    } else {
+      err.println("calcite-ivm: serving " + server.database() + " at " + server.url() + auth);
+    }
+    if (!server.loopbackOnly() && !server.authenticated()) {
+      // Loud: --insecure is easy to type, and what it exposes is more than the database.
+      err.println(
+          "calcite-ivm: WARNING: "
+              + IvmServer.INSECURE.formatted(server.host(), server.port())
+              + ".");
+      err.println(
+          "calcite-ivm: WARNING: give --users FILE, or listen on 127.0.0.1 only (the default)");
+    } else if (!server.loopbackOnly()) {
+      err.println(
+          "calcite-ivm: note: plain HTTP: passwords and data cross the network unencrypted;"
+              + " beyond one machine, put a TLS proxy or an SSH tunnel in front");
+    }
+    String basic = server.authenticated() ? ";authentication=BASIC" : "";
+    if (!server.listensOnAllAddresses()) {
+      err.println("calcite-ivm: connect with " + server.jdbcUrl() + basic);
+      return;
+    }
+    err.println("calcite-ivm: connect with " + server.jdbcUrl() + basic + " (from this machine)");
+    List<String> remote = server.remoteJdbcUrls();
+    err.println(
+        "calcite-ivm: from other machines: "
+            + (remote.isEmpty()
+                ? "no address of this machine other than loopback was found"
+                : remote.stream().map(url -> url + basic).collect(Collectors.joining(" or "))));
   }
 
   private static void stop(IvmServer server, PrintWriter err) {

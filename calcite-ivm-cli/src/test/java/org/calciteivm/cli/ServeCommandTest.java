@@ -13,10 +13,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.calciteivm.server.IvmServer;
@@ -127,37 +129,13 @@ class ServeCommandTest {
   @Test
   void serveLogsWhereItListensAndStopsCleanlyOnSigterm() throws Exception {
     Path db = dir.resolve("served.duckdb");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "serve",
-                "--db",
-                db.toString(),
-                "--port",
-                "0")
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
+    Process process = serve("--db", db.toString(), "--port", "0");
     try {
       BufferedReader err =
           new BufferedReader(new InputStreamReader(process.getErrorStream(), UTF_8));
-      List<String> lines = new ArrayList<>();
-      String url = null;
-      while (url == null) {
-        String line = err.readLine();
-        if (line == null) {
-          break;
-        }
-        lines.add(line);
-        Matcher matcher = CONNECT.matcher(line);
-        if (matcher.find()) {
-          url = matcher.group(1);
-        }
-      }
-      assertThat(url).as(String.join("\n", lines)).isNotNull();
+      List<String> lines = readUntil(err, line -> CONNECT.matcher(line).find());
+      String url = connectUrl(lines);
+      assertThat(String.join("\n", lines)).doesNotContain("WARNING", "note:");
       assertThat(lines)
           .anySatisfy(
               line ->
@@ -193,6 +171,110 @@ class ServeCommandTest {
     } finally {
       process.destroyForcibly();
     }
+  }
+
+  /**
+   * A server listening on all addresses without authentication says so loudly, and prints URLs to
+   * connect with: the loopback address for this machine, others for other machines; never 0.0.0.0.
+   * Each URL it prints works.
+   */
+  @Test
+  void aWildcardInsecureServeWarnsLoudlyAndPrintsAddressesToConnectTo() throws Exception {
+    Process process =
+        serve("--port", "0", "--bind", "0.0.0.0", "--insecure", "--max-request-size", "1K");
+    try {
+      BufferedReader err =
+          new BufferedReader(new InputStreamReader(process.getErrorStream(), UTF_8));
+      List<String> lines =
+          readUntil(err, line -> line.startsWith("calcite-ivm: from other machines: "));
+      String text = String.join("\n", lines);
+
+      assertThat(text).doesNotContain("http://0.0.0.0");
+      assertThat(lines)
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith(
+                          "calcite-ivm: serving in-memory on all addresses of this machine"
+                              + " (0.0.0.0), port ")
+                      .endsWith("(no authentication)"))
+          .anySatisfy(
+              line ->
+                  assertThat(line)
+                      .startsWith(
+                          "calcite-ivm: WARNING: no authentication on 0.0.0.0: anyone who can"
+                              + " reach port ")
+                      .contains("read and change the database")
+                      .endsWith(
+                          "read and write every file this server process can (DuckDB's COPY,"
+                              + " read_csv, ATTACH)."))
+          .anySatisfy(
+              line ->
+                  assertThat(line).matches("\\S+Z WARNING no authentication on 0\\.0\\.0\\.0: .*"))
+          .anySatisfy(line -> assertThat(line).contains("request bodies up to 1024 bytes"));
+      String local = connectUrl(lines);
+      assertThat(local).contains("url=http://127.0.0.1:");
+      assertThat(text).contains(local + " (from this machine)");
+      assertWorks(local);
+
+      String others =
+          lines.get(lines.size() - 1).substring("calcite-ivm: from other machines: ".length());
+      if (!others.startsWith("no address")) {
+        for (String url : others.split(" or ")) {
+          assertThat(url).doesNotContain("127.0.0.1", "0.0.0.0", "localhost", "[::1]");
+        }
+        // This machine is one of the others' reach: the first address works from here too.
+        assertWorks(others.split(" or ")[0]);
+      }
+    } finally {
+      process.destroy();
+      process.waitFor(60, TimeUnit.SECONDS);
+      process.destroyForcibly();
+    }
+  }
+
+  private static void assertWorks(String url) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT 42")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getInt(1)).isEqualTo(42);
+    }
+  }
+
+  /** Starts {@code calcite-ivm serve args...} in a JVM of its own; standard output is dropped. */
+  private static Process serve(String... args) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve"));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /** Reads lines up to the first that {@code last} accepts, or to the end; returns them all. */
+  private static List<String> readUntil(BufferedReader err, Predicate<String> last)
+      throws IOException {
+    List<String> lines = new ArrayList<>();
+    for (String line = err.readLine(); line != null; line = err.readLine()) {
+      lines.add(line);
+      if (last.test(line)) {
+        break;
+      }
+    }
+    return lines;
+  }
+
+  /** The JDBC URL of the {@code connect with} line among {@code lines}. */
+  private static String connectUrl(List<String> lines) {
+    for (String line : lines) {
+      Matcher matcher = CONNECT.matcher(line);
+      if (matcher.find()) {
+        return matcher.group(1);
+      }
+    }
+    throw new AssertionError("no line says how to connect:\n" + String.join("\n", lines));
   }
 
   private static CliRun withStdin(String input, String... args) {

@@ -1,17 +1,23 @@
 package org.calciteivm.server;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
 import org.apache.calcite.avatica.remote.LocalService;
@@ -69,10 +75,17 @@ public final class IvmServer implements AutoCloseable {
    */
   public static final long DEFAULT_MAX_REQUEST_SIZE = 16L << 20;
 
+  /** What an insecure server on an address other than loopback exposes (address, port). */
+  public static final String INSECURE =
+      "no authentication on %s: anyone who can reach port %d can read and change the database, and"
+          + " read and write every file this server process can (DuckDB's COPY, read_csv,"
+          + " ATTACH)";
+
   private final HttpServer http;
   private final IvmMeta meta;
   private final Connection anchor;
   private final String database;
+  private final InetAddress address;
   private final String host;
   private final boolean authenticated;
   private final StatisticsHandler statistics;
@@ -84,6 +97,7 @@ public final class IvmServer implements AutoCloseable {
       IvmMeta meta,
       Connection anchor,
       String database,
+      InetAddress address,
       String host,
       boolean authenticated,
       StatisticsHandler statistics,
@@ -92,6 +106,7 @@ public final class IvmServer implements AutoCloseable {
     this.meta = meta;
     this.anchor = anchor;
     this.database = database;
+    this.address = address;
     this.host = host;
     this.authenticated = authenticated;
     this.statistics = statistics;
@@ -113,14 +128,81 @@ public final class IvmServer implements AutoCloseable {
     return host;
   }
 
-  /** The server's HTTP URL, such as {@code http://127.0.0.1:8765}. */
-  public String url() {
-    return "http://" + host + ":" + port();
+  /** Whether the server listens on every address of the machine (0.0.0.0 or ::). */
+  public boolean listensOnAllAddresses() {
+    return address.isAnyLocalAddress();
   }
 
-  /** The JDBC URL a client connects with (Avatica's remote driver, protobuf serialization). */
+  /** Whether only processes on this machine can connect (a loopback address). */
+  public boolean loopbackOnly() {
+    return address.isLoopbackAddress();
+  }
+
+  /**
+   * An HTTP URL that clients on this machine can connect to, such as {@code http://127.0.0.1:8765}:
+   * the address the server listens on, or the loopback address if it listens on all addresses.
+   */
+  public String url() {
+    return url(
+        listensOnAllAddresses() ? (address instanceof Inet6Address ? "[::1]" : "127.0.0.1") : host);
+  }
+
+  /** The JDBC URL a client on this machine connects with ({@link #url}, protobuf). */
   public String jdbcUrl() {
-    return "jdbc:avatica:remote:url=" + url() + ";serialization=protobuf";
+    return jdbcUrl(url());
+  }
+
+  /**
+   * JDBC URLs with which clients on other machines can connect, best first: the address the server
+   * listens on; if it listens on all addresses, the machine's host name (if it names an address
+   * other than loopback) and the addresses of its network interfaces that are up (IPv4 ones only
+   * for 0.0.0.0; no link-local IPv6 addresses, which need a zone). Empty if the server listens on
+   * loopback only. Whether a firewall lets a client through is not known here.
+   */
+  public List<String> remoteJdbcUrls() {
+    if (loopbackOnly()) {
+      return List.of();
+    }
+    if (!listensOnAllAddresses()) {
+      return List.of(jdbcUrl());
+    }
+    Set<String> hosts = new LinkedHashSet<>();
+    try {
+      InetAddress local = InetAddress.getLocalHost();
+      if (!local.isLoopbackAddress()) {
+        hosts.add(local.getHostName());
+      }
+    } catch (UnknownHostException e) {
+      // no host name: the interface addresses below
+    }
+    try {
+      for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+        if (!nic.isUp() || nic.isLoopback()) {
+          continue;
+        }
+        for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+          if (a instanceof Inet6Address
+              && (address instanceof Inet4Address || a.isLinkLocalAddress())) {
+            continue;
+          }
+          hosts.add(
+              a instanceof Inet6Address
+                  ? "[" + ((Inet6Address) a).getHostAddress().replaceAll("%.*", "") + "]"
+                  : a.getHostAddress());
+        }
+      }
+    } catch (SocketException e) {
+      // no interfaces to list: the host name above, if any
+    }
+    return hosts.stream().map(h -> jdbcUrl(url(h))).toList();
+  }
+
+  private String url(String urlHost) {
+    return "http://" + urlHost + ":" + port();
+  }
+
+  private static String jdbcUrl(String url) {
+    return "jdbc:avatica:remote:url=" + url + ";serialization=protobuf";
   }
 
   /** What the server serves: the database file, or {@code in-memory}. */
@@ -341,6 +423,7 @@ public final class IvmServer implements AutoCloseable {
               meta,
               anchor,
               database == null ? "in-memory" : database.toString(),
+              address,
               host,
               users != null,
               statistics,
@@ -361,6 +444,9 @@ public final class IvmServer implements AutoCloseable {
               + ", request bodies up to "
               + maxRequestSize
               + " bytes");
+      if (users == null && !address.isLoopbackAddress()) {
+        ServerLog.warning(INSECURE.formatted(host, server.port()));
+      }
       return server;
     }
 
