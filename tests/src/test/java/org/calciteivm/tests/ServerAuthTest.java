@@ -197,6 +197,16 @@ class ServerAuthTest {
     try (IvmServer open = IvmServer.builder(db).port(0).bind("0.0.0.0").insecure(true).start()) {
       assertThat(open.authenticated()).isFalse();
       assertThat(open.host()).isEqualTo("0.0.0.0");
+      assertThat(open.listensOnAllAddresses()).isTrue();
+      assertThat(open.url())
+          .as("0.0.0.0 is no address to connect to")
+          .startsWith("http://127.0.0.1:");
+      assertThat(open.remoteJdbcUrls()).noneSatisfy(url -> assertThat(url).contains("0.0.0.0"));
+      try (Connection c = DriverManager.getConnection(open.jdbcUrl());
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT 1")) {
+        assertThat(rs.next()).isTrue();
+      }
     }
     try (IvmServer guarded =
         IvmServer.builder(db).port(0).bind("0.0.0.0").usersFile(users).start()) {

@@ -2,6 +2,7 @@ package org.calciteivm.tests;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -25,6 +26,18 @@ final class ServerLogLines extends Handler implements AutoCloseable {
   /** The lines logged so far. */
   List<String> lines() {
     return List.copyOf(lines);
+  }
+
+  /**
+   * The lines logged so far, once one of them contains {@code text}, waiting for it up to a minute:
+   * Jetty logs an answer after sending it, so its client may see it first.
+   */
+  List<String> linesOnceLogged(String text) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (lines.stream().noneMatch(line -> line.contains(text)) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return lines();
   }
 
   @Override

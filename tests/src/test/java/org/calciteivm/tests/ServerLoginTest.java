@@ -122,7 +122,7 @@ class ServerLoginTest {
       assertThat(status("127.0.0.1", "alice", ALICE)).isEqualTo(200);
     }
 
-    List<String> lines = log.lines();
+    List<String> lines = log.linesOnceLogged("from 127.0.0.4: HTTP 429");
     assertThat(lines.stream().filter(line -> line.contains(" WARNING failed login as 'alice'")))
         .hasSize(5)
         .anySatisfy(line -> assertThat(line).endsWith("failed login as 'alice' from 127.0.0.2"))

@@ -76,14 +76,15 @@ class ServerRequestLimitTest {
   }
 
   @Test
-  void anAnnouncedBodyOverTheLimitIsRefusedUnread() throws IOException, SQLException {
+  void anAnnouncedBodyOverTheLimitIsRefusedUnread()
+      throws IOException, SQLException, InterruptedException {
     for (String authorization : new String[] {RawHttp.basic("alice", PASSWORD), "Basic x"}) {
       RawHttp.Response response = RawHttp.announce(server, authorization, 2_500_000_000L);
 
       assertThat(response.status()).isEqualTo(413);
       assertThat(response.body()).isEqualTo("HTTP 413 Payload Too Large\n");
     }
-    assertThat(log.lines())
+    assertThat(log.linesOnceLogged("HTTP 413"))
         .anySatisfy(line -> assertThat(line).endsWith(" INFO POST / from 127.0.0.1: HTTP 413"));
     assertHealthy();
   }

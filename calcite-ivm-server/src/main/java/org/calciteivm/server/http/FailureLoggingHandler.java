@@ -32,7 +32,7 @@ public final class FailureLoggingHandler extends HandlerWrapper {
       RequestNotes.note("server error");
       ServerLog.error(
           "server error on "
-              + ServerLog.quote(request.getRequestURI())
+              + ServerLog.word(request.getRequestURI())
               + " from "
               + request.getRemoteAddr(),
           e);
