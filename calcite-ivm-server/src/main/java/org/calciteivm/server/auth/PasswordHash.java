@@ -12,7 +12,10 @@ import javax.crypto.spec.PBEKeySpec;
  * A salted, slow hash of a password: PBKDF2 with HMAC-SHA256 (from the JDK), its iteration count
  * stored with it so that entries made with different costs coexist.
  *
- * <p>Text form: {@code pbkdf2-sha256:<iterations>:<salt, base64>:<hash, base64>}.
+ * <p>Text form: {@code pbkdf2-sha256:<iterations>:<salt, base64>:<hash, base64>}. The salt has at
+ * least {@value #MIN_SALT_BYTES} bytes and the hash exactly 32. A hash may have any positive
+ * iteration count, so that tests and embedding applications can make cheap ones; users files
+ * require {@link #MIN_ITERATIONS} ({@link UsersFile}).
  */
 public record PasswordHash(int iterations, byte[] salt, byte[] hash) {
   /** The scheme name at the start of the text form. */
@@ -25,8 +28,16 @@ public record PasswordHash(int iterations, byte[] salt, byte[] hash) {
    */
   public static final int DEFAULT_ITERATIONS = 600_000;
 
+  /**
+   * The fewest iterations a users file may use: below it, guessing from a stolen file gets cheap
+   * (one sixth of OWASP's recommendation still costs a guesser about 30 ms of a core per guess).
+   */
+  public static final int MIN_ITERATIONS = 100_000;
+
+  /** The shortest salt accepted: NIST SP 800-132 asks for at least 128 bits. */
+  public static final int MIN_SALT_BYTES = 16;
+
   private static final String ALGORITHM = "PBKDF2WithHmacSHA256";
-  private static final int SALT_BYTES = 16;
   private static final int HASH_BITS = 256;
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -34,13 +45,21 @@ public record PasswordHash(int iterations, byte[] salt, byte[] hash) {
     if (iterations < 1) {
       throw new IllegalArgumentException("iterations must be positive: " + iterations);
     }
+    if (salt.length < MIN_SALT_BYTES) {
+      throw new IllegalArgumentException(
+          "the salt has " + salt.length + " bytes, at least " + MIN_SALT_BYTES + " are needed");
+    }
+    if (hash.length != HASH_BITS / 8) {
+      throw new IllegalArgumentException(
+          "the hash has " + hash.length + " bytes, PBKDF2-HMAC-SHA256 gives " + HASH_BITS / 8);
+    }
     salt = salt.clone();
     hash = hash.clone();
   }
 
   /** Hashes {@code password} with a new random salt. */
   public static PasswordHash create(char[] password, int iterations) {
-    byte[] salt = new byte[SALT_BYTES];
+    byte[] salt = new byte[MIN_SALT_BYTES];
     RANDOM.nextBytes(salt);
     return new PasswordHash(iterations, salt, derive(password, salt, iterations));
   }

@@ -5,8 +5,11 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.eclipse.jetty.security.AbstractLoginService;
@@ -21,12 +24,35 @@ import org.eclipse.jetty.util.security.Credential;
  * an HMAC of it under a key made at random when the server starts (never written anywhere) and
  * accepts the same password again by comparing HMACs. A wrong password always costs a full PBKDF2
  * check, and so does an unknown user name, so that timing does not tell which names exist.
+ *
+ * <p>PBKDF2 checks run at most {@link #CONCURRENT_CHECKS} at a time, so that guessers, however
+ * many, leave the other cores to the clients whose passwords are remembered; a check that waits
+ * longer than {@link #CHECK_WAIT} fails with {@link BusyException}. Limiting how often one address
+ * or name may fail is {@link LoginThrottle}'s part.
  */
 public final class UsersLoginService extends AbstractLoginService {
   /** The one role every user has; the server's constraint requires it. */
   public static final String ROLE = "calcite-ivm-user";
 
+  /** PBKDF2 checks at a time: half the cores, at least one. */
+  public static final int CONCURRENT_CHECKS =
+      Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  /** How long a PBKDF2 check waits for its turn before the login is refused as busy. */
+  public static final Duration CHECK_WAIT = Duration.ofSeconds(10);
+
   private static final String MAC = "HmacSHA256";
+
+  /** Thrown when a password cannot be checked now, because too many checks are waiting. */
+  public static final class BusyException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    BusyException(String message) {
+      super(message);
+    }
+  }
+
+  private final Semaphore checks = new Semaphore(CONCURRENT_CHECKS, true);
 
   private final Map<String, PasswordHash> users;
   private final PasswordHash decoy;
@@ -75,6 +101,25 @@ public final class UsersLoginService extends AbstractLoginService {
     }
   }
 
+  /** Runs the PBKDF2 check of {@code password} against {@code hash} when it is its turn. */
+  private boolean checked(PasswordHash hash, String password) {
+    boolean acquired;
+    try {
+      acquired = checks.tryAcquire(CHECK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BusyException("interrupted while waiting to check the password");
+    }
+    if (!acquired) {
+      throw new BusyException("too many password checks are waiting");
+    }
+    try {
+      return hash.matches(password.toCharArray());
+    } finally {
+      checks.release();
+    }
+  }
+
   /** The credential of one user: checks a password against the user's hash. */
   private final class HashCredential extends Credential {
     private static final long serialVersionUID = 1L;
@@ -99,7 +144,7 @@ public final class UsersLoginService extends AbstractLoginService {
       if (remembered != null && MessageDigest.isEqual(remembered, mac)) {
         return true;
       }
-      boolean matches = hash.matches(password.toCharArray());
+      boolean matches = checked(hash, password);
       if (matches && known) {
         verified.put(user, mac);
       }
