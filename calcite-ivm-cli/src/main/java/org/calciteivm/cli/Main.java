@@ -14,7 +14,7 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import org.apache.calcite.avatica.AvaticaConnection;
 import org.apache.calcite.rel.RelNode;
-import org.calciteivm.core.IvmBuild;
+import org.calciteivm.jdbc.IvmBuild;
 import org.duckdb.DuckDBDriver;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.calciteivm.core.IvmSettings;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.capture.RowClaims;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;

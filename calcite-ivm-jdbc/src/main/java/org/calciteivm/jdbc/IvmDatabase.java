@@ -14,10 +14,10 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.jdbc.capture.RowClaims;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.duckdb.DuckDBConnection;
 
 /**

@@ -8,8 +8,6 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.logging.Logger;
-import org.calciteivm.core.IvmSetting;
-import org.calciteivm.core.IvmSettings;
 
 /**
  * The JDBC driver for {@code jdbc:ivm:duckdb:} (a private in-memory database) and {@code

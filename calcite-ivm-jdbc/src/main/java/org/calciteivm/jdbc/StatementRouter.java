@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.core.IvmSetting;
 import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.capture.ChangeCapture;
 import org.calciteivm.jdbc.ddl.BaseTableAlterations;

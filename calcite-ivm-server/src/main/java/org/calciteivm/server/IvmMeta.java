@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.calcite.avatica.jdbc.JdbcMeta;
-import org.calciteivm.core.IvmSetting;
+import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.server.types.RemoteJdbc;
 
 /**

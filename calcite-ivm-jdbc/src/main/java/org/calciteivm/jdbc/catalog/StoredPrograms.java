@@ -16,11 +16,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.calciteivm.core.IvmBuild;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
-import org.calciteivm.core.RefreshProgram;
+import org.calciteivm.jdbc.IvmBuild;
+import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**

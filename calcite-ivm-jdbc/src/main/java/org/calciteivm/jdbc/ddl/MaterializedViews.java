@@ -17,14 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.core.IvmSetting;
-import org.calciteivm.core.IvmSettings;
 import org.calciteivm.core.MergeStrategy;
-import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.core.UnsupportedViewException;
-import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.IvmSetting;
+import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
@@ -34,6 +32,7 @@ import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
+import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
@@ -41,6 +40,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.analysis.ViewAnalyzer;
 
 /**
  * The IVM statements: CREATE, DROP, REFRESH and EXPLAIN REFRESH MATERIALIZED VIEW.

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.calciteivm.core.JoinStrategy;
-import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.StoredPrograms.Variant;
@@ -23,11 +22,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * <p>Compiling plans with Calcite, whose plan objects are not shared between threads, so one view
  * compiles one variant at a time.
  */
-final class StoredDeltas implements RefreshProgram.Deltas {
+public final class StoredDeltas {
   private final IvmDatabase database;
   private final ViewEntry view;
   private final Map<Variant, RefreshProgram.Delta> programs;
-  private RefreshProgram.@Nullable Deltas planned;
+  private ViewCompiler.@Nullable DeltaCompiler planned;
 
   /**
    * The programs {@code stored} for {@code view}; {@code planned}, if not null, compiles others
@@ -37,14 +36,17 @@ final class StoredDeltas implements RefreshProgram.Deltas {
       IvmDatabase database,
       ViewEntry view,
       Map<Variant, RefreshProgram.Delta> stored,
-      RefreshProgram.@Nullable Deltas planned) {
+      ViewCompiler.@Nullable DeltaCompiler planned) {
     this.database = database;
     this.view = view;
     this.programs = new HashMap<>(stored);
     this.planned = planned;
   }
 
-  @Override
+  /**
+   * The program that applies {@code pending}, joins expanded by {@code joins} ({@code
+   * INCLUSION_EXCLUSION} or {@code TELESCOPING}): the stored one, or compiled now and stored.
+   */
   public synchronized RefreshProgram.Delta compile(
       RefreshProgram.PendingChange pending, JoinStrategy joins) throws SQLException {
     Variant variant = Variant.of(pending, joins);
@@ -66,7 +68,7 @@ final class StoredDeltas implements RefreshProgram.Deltas {
     return delta;
   }
 
-  @Override
+  /** Whether the program of {@code pending} expanded by {@code joins} is at hand. */
   public synchronized boolean isCompiled(RefreshProgram.PendingChange pending, JoinStrategy joins) {
     return programs.containsKey(Variant.of(pending, joins));
   }
@@ -89,13 +91,12 @@ final class StoredDeltas implements RefreshProgram.Deltas {
     }
   }
 
-  private RefreshProgram.Deltas planned(Connection connection) throws SQLException {
+  private ViewCompiler.DeltaCompiler planned(Connection connection) throws SQLException {
     if (planned == null) {
       List<TrackedTable> tracked = database.catalog().trackedTables();
       planned =
           ViewCompiler.plan(connection, view.name(), view.query(), tracked)
-              .program(view, tracked)
-              .deltas();
+              .deltaCompiler(view, tracked);
     }
     return planned;
   }

@@ -21,8 +21,6 @@ import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
-import org.calciteivm.core.RefreshProgram;
-import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.jdbc.catalog.CalciteSchemas;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
@@ -31,6 +29,7 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.AggregateState.Output;
+import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
 import org.calciteivm.rules.api.IvmCompiler;
@@ -96,7 +95,7 @@ public final class ViewCompiler {
   }
 
   /** The columns of the stored view that users do not see (aggregate state). */
-  public List<String> hiddenColumns() {
+  public ImmutableList<String> hiddenColumns() {
     return maintained.stateColumns();
   }
 
@@ -233,32 +232,25 @@ public final class ViewCompiler {
     return columns;
   }
 
-  /**
-   * Compiles the refresh program of {@code view}, whose base tables are among the tracked. Its
-   * delta statements are compiled when asked for, per set of changed tables ({@link
-   * CompiledDeltas}).
-   */
-  public RefreshProgram program(ViewEntry view, Collection<TrackedTable> tracked)
-      throws SQLException {
+  /** The table id of each scan of the view, in join order (a self-join reads one table twice). */
+  public ImmutableList<Integer> scannedTableIds(Collection<TrackedTable> tracked) {
     ImmutableList.Builder<Integer> scannedTableIds = ImmutableList.builder();
     for (RelOptTable scanned : JoinTerms.scannedTables(plan)) {
       scannedTableIds.add(trackedTableOf(tracked, scanned).id());
     }
-    Aggregate aggregate = analysis.aggregate();
-    CompiledDeltas deltas =
-        aggregate == null
-            ? new CompiledDeltas(
-                view,
-                tracked,
-                DuckDbCatalog.columnNames(
-                    connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())))
-            : new CompiledDeltas(view, tracked, List.of());
-    return new RefreshProgram(
-        view.name(),
-        analysis.strategy(),
-        maintained.stateColumns(),
-        scannedTableIds.build(),
-        deltas);
+    return scannedTableIds.build();
+  }
+
+  /** The compiler of the delta statements of {@code view}, whose base tables are among tracked. */
+  DeltaCompiler deltaCompiler(ViewEntry view, Collection<TrackedTable> tracked)
+      throws SQLException {
+    return analysis.aggregate() == null
+        ? new DeltaCompiler(
+            view,
+            tracked,
+            DuckDbCatalog.columnNames(
+                connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())))
+        : new DeltaCompiler(view, tracked, List.of());
   }
 
   /** The tracked table a scan of the view reads. */
@@ -277,26 +269,21 @@ public final class ViewCompiler {
    * each time it is asked ({@link StoredDeltas} keeps them). Compiling plans with Calcite, whose
    * plan objects are not shared between threads, so one view compiles one set at a time.
    */
-  private final class CompiledDeltas implements RefreshProgram.Deltas {
+  final class DeltaCompiler {
     private final ViewEntry view;
     private final List<TrackedTable> tracked;
     private final ImmutableList<String> dataColumns;
 
-    CompiledDeltas(ViewEntry view, Collection<TrackedTable> tracked, List<String> dataColumns) {
+    DeltaCompiler(ViewEntry view, Collection<TrackedTable> tracked, List<String> dataColumns) {
       this.view = view;
       this.tracked = List.copyOf(tracked);
       this.dataColumns = ImmutableList.copyOf(dataColumns);
     }
 
-    @Override
-    public synchronized RefreshProgram.Delta compile(
+    /** The program of the view for {@code pending}, join expanded by {@code joins}. */
+    synchronized RefreshProgram.Delta compile(
         RefreshProgram.PendingChange pending, JoinStrategy joins) {
       return compileNow(pending, joins);
-    }
-
-    @Override
-    public boolean isCompiled(RefreshProgram.PendingChange pending, JoinStrategy joins) {
-      return false;
     }
 
     private RefreshProgram.Delta compileNow(

@@ -1,5 +1,6 @@
 package org.calciteivm.jdbc.refresh;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -7,9 +8,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import org.calciteivm.core.IvmSettings;
-import org.calciteivm.core.RefreshProgram;
 import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.StoredPrograms.Variant;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -38,10 +38,12 @@ public final class ViewPrograms {
       Collection<TrackedTable> tracked,
       IvmSettings settings)
       throws SQLException {
-    RefreshProgram planned = compiler.program(view, tracked);
-    StoredPrograms.storeScans(duckDb, view.id(), planned.scannedTableIds());
-    StoredDeltas deltas = new StoredDeltas(database, view, Map.of(), planned.deltas());
-    RefreshProgram program = withDeltas(planned, deltas);
+    ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
+    StoredPrograms.storeScans(duckDb, view.id(), scanned);
+    StoredDeltas deltas =
+        new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked));
+    RefreshProgram program =
+        new RefreshProgram(view.name(), view.strategy(), compiler.hiddenColumns(), scanned, deltas);
     List<Variant> common = new ArrayList<>();
     for (int tableId : view.inputTableIds()) {
       ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
@@ -72,22 +74,18 @@ public final class ViewPrograms {
           new StoredDeltas(database, view, stored, null));
     }
     List<TrackedTable> tracked = database.catalog().trackedTables();
-    RefreshProgram planned =
-        ViewCompiler.plan(duckDb, view.name(), view.query(), tracked).program(view, tracked);
+    ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
+    ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
     try (Connection own = database.newConnection()) {
-      StoredPrograms.storeScans(own, view.id(), planned.scannedTableIds());
+      StoredPrograms.storeScans(own, view.id(), scanned);
     } catch (SQLException e) {
       // only a cache: the next process plans the view again
     }
-    return withDeltas(planned, new StoredDeltas(database, view, stored, planned.deltas()));
-  }
-
-  private static RefreshProgram withDeltas(RefreshProgram program, RefreshProgram.Deltas deltas) {
     return new RefreshProgram(
-        program.viewName(),
-        program.strategy(),
-        program.hiddenColumns(),
-        program.scannedTableIds(),
-        deltas);
+        view.name(),
+        view.strategy(),
+        compiler.hiddenColumns(),
+        scanned,
+        new StoredDeltas(database, view, stored, compiler.deltaCompiler(view, tracked)));
   }
 }

@@ -7,7 +7,7 @@ import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.List;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.core.IvmSetting;
+import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;

@@ -7,8 +7,8 @@ import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.calciteivm.core.UnsupportedViewException;
-import org.calciteivm.core.analysis.ViewAnalyzer;
 import org.calciteivm.rules.IvmPrograms;
+import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 

@@ -1,10 +1,14 @@
-package org.calciteivm.core;
+package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.sql.SQLException;
 import java.util.List;
+import org.calciteivm.core.JoinStrategy;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.jdbc.IvmSetting;
+import org.calciteivm.jdbc.IvmSettings;
 
 /**
  * What a refresh of one view runs, compiled once per view and reused until the view is dropped.
@@ -12,7 +16,7 @@ import java.util.List;
  * <p>A refresh finds which base tables have a pending change and whether it has only inserts,
  * {@linkplain #choose chooses} how to apply it, and runs the statements of that choice. Those
  * depend on the set of changed tables (a join term with an empty delta is left out), so they are
- * compiled on first use for each set and kept ({@link Deltas}).
+ * compiled once for each set and kept ({@link StoredDeltas}).
  *
  * @param viewName the view's name
  * @param strategy the merge strategy the view's shape needs
@@ -26,7 +30,7 @@ public record RefreshProgram(
     MergeStrategy strategy,
     ImmutableList<String> hiddenColumns,
     ImmutableList<Integer> scannedTableIds,
-    Deltas deltas) {
+    StoredDeltas deltas) {
 
   /**
    * What is known about the pending change when a refresh starts.
@@ -41,21 +45,6 @@ public record RefreshProgram(
     public boolean insertOnly() {
       return insertOnlyTableIds.containsAll(changedTableIds);
     }
-  }
-
-  /** The delta programs of a view, compiled on first use for each set of changed tables. */
-  public interface Deltas {
-    /**
-     * The program that applies {@code pending}, joins expanded by {@code joins} ({@code
-     * INCLUSION_EXCLUSION} or {@code TELESCOPING}).
-     */
-    Delta compile(PendingChange pending, JoinStrategy joins) throws SQLException;
-
-    /**
-     * Whether the program of {@code pending} expanded by {@code joins} is at hand: {@link #compile}
-     * then returns it without planning.
-     */
-    boolean isCompiled(PendingChange pending, JoinStrategy joins);
   }
 
   /**

@@ -1,10 +1,11 @@
-package org.calciteivm.core;
+package org.calciteivm.jdbc;
 
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.calciteivm.core.JoinStrategy;
 
 /**
  * The settings a user can change with {@code SET ivm_<name> = value}, {@code RESET ivm_<name>} or a

@@ -1,4 +1,4 @@
-package org.calciteivm.core.analysis;
+package org.calciteivm.rules.analysis;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

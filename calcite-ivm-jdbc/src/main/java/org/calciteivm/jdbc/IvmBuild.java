@@ -1,4 +1,4 @@
-package org.calciteivm.core;
+package org.calciteivm.jdbc;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,11 @@
-package org.calciteivm.core;
+package org.calciteivm.jdbc;
 
 import com.google.common.collect.ImmutableMap;
 import java.sql.SQLException;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Properties;
+import org.calciteivm.core.JoinStrategy;
 
 /** The values of every {@link IvmSetting} for one connection; immutable. */
 public final class IvmSettings {

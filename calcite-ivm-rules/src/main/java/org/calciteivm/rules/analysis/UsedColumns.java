@@ -1,4 +1,4 @@
-package org.calciteivm.core.analysis;
+package org.calciteivm.rules.analysis;
 
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
