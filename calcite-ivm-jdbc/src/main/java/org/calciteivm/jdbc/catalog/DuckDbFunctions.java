@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -19,17 +20,25 @@ import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.type.OperandTypes;
+import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
+import org.apache.calcite.util.Optionality;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * DuckDB's deterministic scalar functions and macros, for the Calcite validator: a view may call a
- * DuckDB function that Calcite does not know (such as {@code strlen} or {@code regexp_matches}).
+ * DuckDB's scalar and aggregate functions, for the Calcite validator: a view may call a DuckDB
+ * function that Calcite does not know (such as {@code strlen} or {@code regexp_matches}).
  *
  * <p>Calcite only needs to accept the call and know its result type; DuckDB resolves the overload
  * and computes the value. The result type is DuckDB's when all overloads agree on one that Calcite
  * can represent, and {@code ANY} otherwise. Calcite's own operators take precedence: this table is
  * consulted after them.
+ *
+ * <p>What cannot be maintained is known here too, so that the view analysis refuses it on the plan
+ * by the name the query calls it: a scalar function DuckDB does not mark {@code CONSISTENT} ({@code
+ * random()}, {@code now()}, {@code uuid()}, {@code nextval()}, ...) is not deterministic, and an
+ * aggregate Calcite does not know is an aggregate of its own kind, which no maintained aggregate
+ * matches. DuckDB's macros are left out: their bodies are not checked.
  */
 public final class DuckDbFunctions implements SqlOperatorTable {
   private final ImmutableMap<String, SqlFunction> functions;
@@ -38,37 +47,65 @@ public final class DuckDbFunctions implements SqlOperatorTable {
     this.functions = ImmutableMap.copyOf(functions);
   }
 
+  /** One name's overloads as DuckDB lists them. */
+  private record Overloads(Set<String> returnTypes, boolean aggregate, boolean consistent) {}
+
   /** Reads the functions of the connection's DuckDB. */
   public static DuckDbFunctions read(Connection connection) throws SQLException {
-    Map<String, Set<String>> returnTypes = new HashMap<>();
+    Map<String, Overloads> overloads = new HashMap<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT DISTINCT lower(function_name), return_type FROM duckdb_functions()"
-                    + " WHERE function_type IN ('scalar', 'macro')"
-                    + " AND stability = 'CONSISTENT'")) {
+                "SELECT lower(function_name), any_value(return_type), bool_or(function_type ="
+                    + " 'aggregate'), bool_and(stability = 'CONSISTENT'),"
+                    + " list(DISTINCT return_type) FROM duckdb_functions()"
+                    + " WHERE function_type IN ('scalar', 'aggregate') GROUP BY 1")) {
       while (rs.next()) {
-        returnTypes.computeIfAbsent(rs.getString(1), k -> new HashSet<>()).add(rs.getString(2));
+        Set<String> types = new HashSet<>();
+        for (Object type : (Object[]) rs.getArray(5).getArray()) {
+          types.add(type == null ? null : type.toString());
+        }
+        overloads.put(rs.getString(1), new Overloads(types, rs.getBoolean(3), rs.getBoolean(4)));
       }
     }
     Map<String, SqlFunction> functions = new HashMap<>();
-    returnTypes.forEach(
-        (name, types) -> {
-          String type =
-              types.size() == 1 && types.iterator().next() != null
-                  ? types.iterator().next()
-                  : "ANY";
-          functions.put(
-              name,
-              new SqlFunction(
-                  name,
-                  SqlKind.OTHER_FUNCTION,
-                  binding -> DuckDbTypes.toCalcite(binding.getTypeFactory(), type, true),
-                  null,
-                  OperandTypes.VARIADIC,
-                  SqlFunctionCategory.SYSTEM));
-        });
+    overloads.forEach((name, o) -> functions.put(name, function(name, o)));
     return new DuckDbFunctions(functions);
+  }
+
+  private static SqlFunction function(String name, Overloads overloads) {
+    String type =
+        overloads.returnTypes().size() == 1 && overloads.returnTypes().iterator().next() != null
+            ? overloads.returnTypes().iterator().next()
+            : "ANY";
+    SqlReturnTypeInference returnType =
+        binding -> DuckDbTypes.toCalcite(binding.getTypeFactory(), type, true);
+    if (overloads.aggregate()) {
+      return new SqlAggFunction(
+          name,
+          null,
+          SqlKind.OTHER_FUNCTION,
+          returnType,
+          null,
+          OperandTypes.VARIADIC,
+          SqlFunctionCategory.SYSTEM,
+          false,
+          false,
+          Optionality.FORBIDDEN) {};
+    }
+    boolean deterministic = overloads.consistent();
+    return new SqlFunction(
+        name,
+        SqlKind.OTHER_FUNCTION,
+        returnType,
+        null,
+        OperandTypes.VARIADIC,
+        SqlFunctionCategory.SYSTEM) {
+      @Override
+      public boolean isDeterministic() {
+        return deterministic;
+      }
+    };
   }
 
   @Override

@@ -3,14 +3,10 @@ package org.calciteivm.jdbc.ddl;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -38,8 +34,6 @@ import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
-import org.calciteivm.jdbc.sql.SqlLexer;
-import org.calciteivm.jdbc.sql.SqlToken;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 
 /**
@@ -79,7 +73,6 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              refuseUnmaintainableFunctions(duckDb, name, statement.query());
               return connection.atomically(
                   () ->
                       createInTransaction(
@@ -410,54 +403,6 @@ public final class MaterializedViews {
     if (connection.inTransaction()) {
       throw new SQLException(
           statement + " cannot run inside a transaction: commit or roll back first", "25001");
-    }
-  }
-
-  /**
-   * Refuses, by the names the query calls them by, functions that cannot be maintained: those whose
-   * value can change while the base tables do not (DuckDB marks them VOLATILE or
-   * CONSISTENT_WITHIN_QUERY: random(), now(), uuid(), nextval(), ...), which no delta can track,
-   * and aggregates that have no maintained state. Checked on the SQL text against DuckDB's catalog,
-   * so the message uses the user's name for the function.
-   */
-  private static void refuseUnmaintainableFunctions(Connection duckDb, String view, String query)
-      throws SQLException {
-    List<SqlToken> tokens = SqlLexer.tokenize(query);
-    Set<String> called = new LinkedHashSet<>();
-    for (int i = 0; i + 1 < tokens.size(); i++) {
-      if (tokens.get(i).kind() == SqlToken.Kind.WORD && tokens.get(i + 1).isSymbol("(")) {
-        called.add(tokens.get(i).text().toLowerCase(Locale.ROOT));
-      }
-    }
-    if (called.isEmpty()) {
-      return;
-    }
-    String placeholders = String.join(", ", Collections.nCopies(called.size(), "?"));
-    try (PreparedStatement s =
-        duckDb.prepareStatement(
-            "SELECT function_name, function_type = 'aggregate' FROM duckdb_functions()"
-                + " WHERE lower(function_name) IN ("
-                + placeholders
-                + ") AND (stability <> 'CONSISTENT' OR (function_type = 'aggregate'"
-                + " AND lower(function_name) NOT IN ('sum', 'count', 'avg', 'min', 'max')))"
-                + " ORDER BY 2, 1 LIMIT 1")) {
-      int i = 1;
-      for (String function : called) {
-        s.setString(i++, function);
-      }
-      try (ResultSet rs = s.executeQuery()) {
-        if (!rs.next()) {
-          return;
-        }
-        if (rs.getBoolean(2)) {
-          throw UnsupportedViewException.notYet(
-              view, "aggregate " + rs.getString(1), "maintained: SUM, COUNT, AVG, MIN, MAX");
-        }
-        throw UnsupportedViewException.never(
-            view,
-            "non-deterministic function " + rs.getString(1) + "()",
-            "its value changes without any change to the base tables");
-      }
     }
   }
 }

@@ -41,6 +41,7 @@ import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlSyntax;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -289,7 +290,9 @@ public final class ViewAnalyzer {
       return List.of(
           UnsupportedViewException.never(
               viewName,
-              "non-deterministic function " + call.getOperator().getName(),
+              "non-deterministic function "
+                  + call.getOperator().getName()
+                  + (call.getOperator().getSyntax() == SqlSyntax.FUNCTION_ID ? "" : "()"),
               "its value changes without any change to the base tables"));
     }
     if (SessionTimeZone.dependsOnTimeZone(call)) {
