@@ -19,8 +19,8 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.AggregateState.Kind;
-import org.calciteivm.rules.aggregate.AggregateState.Output;
+import org.calciteivm.rules.aggregate.StateColumn;
+import org.calciteivm.rules.aggregate.StateColumn.Kind;
 import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
@@ -264,13 +264,15 @@ final class IvmEquation {
               .isLessThanOrEqualTo(rows);
         }
       }
-      for (Output output : state.outputs()) {
-        if (output.value() != null && output.count() != null) {
-          int sum = names.indexOf(output.value());
-          if (((BigDecimal) group.get(names.indexOf(output.count()))).signum() == 0) {
+      for (AggregateState.Maintained call : state.calls()) {
+        if (call.columns().size() == 2) {
+          // a sum and its non-null count (SUM, AVG)
+          String value = call.columns().get(0).name();
+          int sum = names.indexOf(value);
+          if (((BigDecimal) group.get(names.indexOf(call.columns().get(1).name()))).signum() == 0) {
             // over no non-null value the sum is NULL; what was added must have cancelled out
             assertThat(group.get(sum) == null || ((BigDecimal) group.get(sum)).signum() == 0)
-                .as("sum %s over no value in group %s%n%s", output.value(), group, description)
+                .as("sum %s over no value in group %s%n%s", value, group, description)
                 .isTrue();
             group.set(sum, null);
           }
@@ -285,7 +287,7 @@ final class IvmEquation {
   /** A group not stored yet: zero counts, NULL sums. */
   private static List<Object> emptyGroup(AggregateState state, List<Object> key) {
     List<Object> group = new ArrayList<>(key);
-    for (AggregateState.StateColumn column : state.state()) {
+    for (StateColumn column : state.state()) {
       group.add(column.kind() == Kind.COUNT ? BigDecimal.ZERO : null);
     }
     return group;

@@ -16,6 +16,9 @@ import java.util.Set;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
@@ -28,7 +31,6 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.AggregateState.Output;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
@@ -53,7 +55,10 @@ import org.calciteivm.rules.sql.SqlUnparser;
 public final class ViewCompiler {
   private static final SqlUnparser UNPARSER = SqlUnparser.duckDb();
 
-  /** The name the read query gives the finalized groups of an aggregate view. */
+  /** The name the read query gives the stored state of an aggregate view. */
+  private static final String STATE = "_ivm_state";
+
+  /** The name the read query gives the aggregate's output computed from the state. */
   private static final String GROUPS = "_ivm_groups";
 
   private final Connection connection;
@@ -115,34 +120,34 @@ public final class ViewCompiler {
   }
 
   /**
-   * The query users read an aggregate view through: the aggregates finalized from the state (a SUM
-   * over no non-null value is NULL, an AVG divides the sum by the non-null count), then the plan
-   * above the aggregate, with the column names and types DuckDB gives the view's query.
+   * The query users read an aggregate view through: the aggregates computed from the state (a SUM
+   * over no non-null value is NULL, an AVG divides the sum by the non-null count; see {@link
+   * AggregateState#values}), then the plan above the aggregate, written by the unparser; then each
+   * column cast to the type DuckDB gives the view's query and named as DuckDB names it. The casts
+   * are written with DuckDB's type names, which Calcite's types cannot all name (HUGEINT and
+   * DECIMAL(38,0) are one type to Calcite).
    */
   private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state)
       throws SQLException {
-    List<String> groupColumns = aggregate.getRowType().getFieldNames();
-    List<String> finalized = new ArrayList<>();
-    for (int i = 0; i < state.keys().size(); i++) {
-      finalized.add(
-          IvmNames.quote(state.keys().get(i)) + " AS " + IvmNames.quote(groupColumns.get(i)));
-    }
-    for (int i = 0; i < state.outputs().size(); i++) {
-      finalized.add(
-          finalize(state.outputs().get(i))
-              + " AS "
-              + IvmNames.quote(groupColumns.get(state.keys().size() + i)));
-    }
     RelBuilder builder = IvmRelBuilders.withSchemaOf(plan);
+    RelNode stored =
+        builder.transientScan(STATE, storedStateType(builder, aggregate, state)).build();
+    // the groups' columns get plain names: the unparser would not keep Calcite's EXPR$0
+    RelDataTypeFactory.Builder groupType = builder.getTypeFactory().builder();
+    List<String> groupColumns = new ArrayList<>();
+    for (RelDataTypeField field : aggregate.getRowType().getFieldList()) {
+      groupColumns.add("g" + field.getIndex());
+      groupType.add("g" + field.getIndex(), field.getType());
+    }
+    String groups = UNPARSER.toSql(state.values(builder, stored, groupColumns));
+    // the plan above the aggregate reads the groups with the aggregate's own types, which may
+    // differ from the values' (AVG of an INTEGER is a DOUBLE in DuckDB); DuckDB computes it all
     String above =
         plan == aggregate
             ? "SELECT * FROM " + IvmNames.quote(GROUPS)
             : UNPARSER.toSql(
-                replace(
-                    plan,
-                    aggregate,
-                    builder.transientScan(GROUPS, aggregate.getRowType()).build()));
-    List<String[]> columns = describe(query);
+                replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
+    List<DescribedColumn> columns = describe(query);
     List<String> aliases = new ArrayList<>();
     List<String> outputs = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
@@ -152,16 +157,18 @@ public final class ViewCompiler {
           "CAST(q."
               + alias
               + " AS "
-              + columns.get(i)[1]
+              + columns.get(i).type()
               + ") AS "
-              + IvmNames.quote(columns.get(i)[0]));
+              + IvmNames.quote(columns.get(i).name()));
     }
     return "WITH "
-        + IvmNames.quote(GROUPS)
-        + " AS (SELECT "
-        + String.join(", ", finalized)
-        + " FROM "
+        + IvmNames.quote(STATE)
+        + " AS (SELECT * FROM "
         + view.dataTable()
+        + "), "
+        + IvmNames.quote(GROUPS)
+        + " AS ("
+        + groups
         + ") SELECT "
         + String.join(", ", outputs)
         + " FROM ("
@@ -171,36 +178,10 @@ public final class ViewCompiler {
         + ")";
   }
 
-  private static String finalize(Output output) {
-    String count = output.count() == null ? null : IvmNames.quote(output.count());
-    String value = output.value() == null ? null : IvmNames.quote(output.value());
-    switch (output.function()) {
-      case COUNT:
-        return count;
-      case SUM:
-        return "CASE WHEN " + count + " = 0 THEN NULL ELSE " + value + " END";
-      case SUM0:
-        return "coalesce(" + value + ", 0)";
-      case AVG:
-        return "CASE WHEN " + count + " = 0 THEN NULL ELSE " + average(output) + " END";
-      case MIN:
-      case MAX:
-        return value;
-      default:
-        throw new IllegalStateException("no finalizer for " + output.function());
-    }
-  }
-
-  /**
-   * The average of a sum and a count as DuckDB's AVG computes it in general: the sum as a DOUBLE
-   * divided by the count. (DuckDB itself may divide a DECIMAL sum as an unscaled integer when
-   * statistics let it use a narrower state, which can differ in the last bit.)
-   */
-  private static String average(Output output) {
-    return "CAST("
-        + IvmNames.quote(output.value())
-        + " AS DOUBLE) / "
-        + IvmNames.quote(output.count());
+  /** The row type of the stored state: the state query's over the aggregate's input. */
+  private static RelDataType storedStateType(
+      RelBuilder builder, Aggregate aggregate, AggregateState state) {
+    return state.stateAggregate(builder, aggregate.getInput()).getRowType();
   }
 
   /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */
@@ -211,12 +192,15 @@ public final class ViewCompiler {
     return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
   }
 
+  /** A column of a query's result as DuckDB describes it. */
+  private record DescribedColumn(String name, String type) {}
+
   /**
    * The names and types DuckDB gives the columns of {@code query}, names made unique as {@code
    * CREATE TABLE ... AS} makes them ({@code a}, {@code a_1}, ...).
    */
-  private List<String[]> describe(String query) throws SQLException {
-    List<String[]> columns = new ArrayList<>();
+  private List<DescribedColumn> describe(String query) throws SQLException {
+    List<DescribedColumn> columns = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     try (Statement s = connection.createStatement();
         ResultSet rs = s.executeQuery("DESCRIBE " + query)) {
@@ -226,7 +210,7 @@ public final class ViewCompiler {
         for (int suffix = 1; !seen.add(unique.toLowerCase(Locale.ROOT)); suffix++) {
           unique = name + "_" + suffix;
         }
-        columns.add(new String[] {unique, rs.getString("column_type")});
+        columns.add(new DescribedColumn(unique, rs.getString("column_type")));
       }
     }
     return columns;

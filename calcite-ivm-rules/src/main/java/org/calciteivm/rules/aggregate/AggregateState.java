@@ -6,63 +6,42 @@ import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
-import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.fun.SqlStdOperatorTable;
-import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
-import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The state a stored aggregate view keeps per group so that every change is invertible, and the
- * plans that compute it.
+ * plans that compute it, change it and read the view's values from it.
  *
  * <p>Per group: the group keys {@code k1..kn}; {@code _ivm_count}, the group's row count (a group
- * exists exactly while it is positive, never because a SUM became 0); and per aggregate {@code ai}:
- * SUM and AVG keep {@code ai_sum} and the non-null count {@code ai_count} (so that a SUM over only
- * NULLs stays NULL), COUNT keeps {@code ai_count}, MIN and MAX keep {@code ai_min}/{@code ai_max}.
+ * exists exactly while it is positive, never because a SUM became 0); and per aggregate {@code ai}
+ * the state columns of its {@link MaintainedAggregate kind} ({@code ai_sum} and {@code ai_count}
+ * for SUM, ...).
  *
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
- * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights:
- * {@code COUNT(*) → SUM(w)}, {@code COUNT(x) → SUM(CASE WHEN x IS NOT NULL THEN w ELSE 0 END)},
- * {@code SUM(x) → SUM(w * x)} (see {@link #weighted}). MIN and MAX are not invertible; their delta
- * state is only used when every weight is positive, where {@code MIN(R + ΔR) = LEAST(MIN(R),
- * MIN(ΔR))}.
+ * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights,
+ * the row count as {@code SUM(w)}. MIN and MAX are not invertible; their delta state is only used
+ * when every weight is positive, where {@code MIN(R + ΔR) = LEAST(MIN(R), MIN(ΔR))}.
  */
 public final class AggregateState {
   /** The name of the row-count column of every group. */
   public static final String COUNT_COLUMN = "_ivm_count";
 
-  /** What a state column holds, which decides how a change is merged into it. */
-  public enum Kind {
-    /** A count: merged by addition. */
-    COUNT,
-    /** A sum: merged by addition (NULL as zero: the matching count says whether it is NULL). */
-    SUM,
-    /** A minimum: merged with LEAST, only when nothing was deleted. */
-    MIN,
-    /** A maximum: merged with GREATEST, only when nothing was deleted. */
-    MAX
-  }
-
-  /** A state column. */
-  public record StateColumn(String name, Kind kind) {}
-
   /**
-   * How one aggregate of the view is computed from the state.
+   * One aggregate of the view and its state.
    *
-   * @param function the aggregate function
-   * @param value the state column with its sum, minimum or maximum, or null for COUNT
-   * @param count the state column with its (non-null) row count, or null for MIN and MAX
+   * @param call the aggregate call
+   * @param kind how it is maintained
+   * @param columns its state columns
    */
-  public record Output(SqlKind function, @Nullable String value, @Nullable String count) {}
+  public record Maintained(
+      AggregateCall call, MaintainedAggregate kind, ImmutableList<StateColumn> columns) {}
 
   private final Aggregate aggregate;
   private final ImmutableList<String> keys;
+  private final ImmutableList<Maintained> calls;
   private final ImmutableList<StateColumn> state;
-  private final ImmutableList<Output> outputs;
 
   private AggregateState(Aggregate aggregate) {
     this.aggregate = aggregate;
@@ -71,37 +50,21 @@ public final class AggregateState {
       keys.add("k" + i);
     }
     this.keys = keys.build();
+    ImmutableList.Builder<Maintained> calls = ImmutableList.builder();
     ImmutableList.Builder<StateColumn> state = ImmutableList.builder();
-    ImmutableList.Builder<Output> outputs = ImmutableList.builder();
-    state.add(new StateColumn(COUNT_COLUMN, Kind.COUNT));
+    state.add(new StateColumn(COUNT_COLUMN, StateColumn.Kind.COUNT));
     int i = 1;
     for (AggregateCall call : aggregate.getAggCallList()) {
-      String prefix = "a" + i++;
-      SqlKind kind = call.getAggregation().getKind();
-      switch (kind) {
-        case COUNT:
-          state.add(new StateColumn(prefix + "_count", Kind.COUNT));
-          outputs.add(new Output(kind, null, prefix + "_count"));
-          break;
-        case SUM:
-        case SUM0:
-        case AVG:
-          state.add(new StateColumn(prefix + "_sum", Kind.SUM));
-          state.add(new StateColumn(prefix + "_count", Kind.COUNT));
-          outputs.add(new Output(kind, prefix + "_sum", prefix + "_count"));
-          break;
-        case MIN:
-        case MAX:
-          String name = prefix + (kind == SqlKind.MIN ? "_min" : "_max");
-          state.add(new StateColumn(name, kind == SqlKind.MIN ? Kind.MIN : Kind.MAX));
-          outputs.add(new Output(kind, name, null));
-          break;
-        default:
-          throw new IllegalArgumentException("aggregate " + kind + " has no maintained state");
-      }
+      MaintainedAggregate kind =
+          MaintainedAggregates.of(call.getAggregation().getKind())
+              .orElseThrow(
+                  () -> new IllegalArgumentException("aggregate " + call + " is not maintained"));
+      ImmutableList<StateColumn> columns = ImmutableList.copyOf(kind.stateColumns("a" + i++));
+      calls.add(new Maintained(call, kind, columns));
+      state.addAll(columns);
     }
+    this.calls = calls.build();
     this.state = state.build();
-    this.outputs = outputs.build();
   }
 
   /** The state layout of {@code aggregate}, whose calls the view analysis has accepted. */
@@ -119,14 +82,14 @@ public final class AggregateState {
     return state;
   }
 
-  /** How each aggregate of the view (in order) is computed from the state. */
-  public ImmutableList<Output> outputs() {
-    return outputs;
+  /** The view's aggregates, in order, with their state. */
+  public ImmutableList<Maintained> calls() {
+    return calls;
   }
 
-  /** Whether some aggregate is a MIN or MAX, which a delete cannot update in place. */
+  /** Whether some aggregate cannot take a delete in place (MIN, MAX). */
   public boolean hasMinMax() {
-    return state.stream().anyMatch(c -> c.kind() == Kind.MIN || c.kind() == Kind.MAX);
+    return calls.stream().anyMatch(c -> !c.kind().invertible());
   }
 
   /** Every column of the stored state, keys first. */
@@ -140,15 +103,13 @@ public final class AggregateState {
   /** The state of every group of {@code input} (the aggregate's input, or a part of it). */
   public RelNode stateAggregate(RelBuilder builder, RelNode input) {
     builder.push(input);
-    List<AggCall> calls = new ArrayList<>();
-    calls.add(builder.countStar(COUNT_COLUMN));
-    int column = 1;
-    for (AggregateCall call : aggregate.getAggCallList()) {
-      for (AggCall stateCall : stateCalls(builder, call)) {
-        calls.add(filtered(builder, call, stateCall.as(state.get(column++).name())));
-      }
+    List<AggCall> stateCalls = new ArrayList<>();
+    stateCalls.add(builder.countStar(COUNT_COLUMN));
+    for (Maintained c : calls) {
+      List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
+      addNamed(builder, c, computed, stateCalls);
     }
-    return aggregateWithKeys(builder, calls);
+    return aggregateWithKeys(builder, stateCalls);
   }
 
   /**
@@ -160,111 +121,42 @@ public final class AggregateState {
     int weightIndex = delta.getRowType().getFieldCount() - 1;
     builder.push(delta);
     RexNode weight = builder.field(weightIndex);
-    List<AggCall> calls = new ArrayList<>();
-    calls.add(builder.sum(weight).as(COUNT_COLUMN));
-    int column = 1;
-    for (AggregateCall call : aggregate.getAggCallList()) {
-      List<RexNode> args = builder.fields(call.getArgList());
-      SqlKind kind = call.getAggregation().getKind();
-      List<AggCall> deltaCalls = new ArrayList<>();
-      switch (kind) {
-        case COUNT:
-          deltaCalls.add(builder.sum(weightIfNotNull(builder, weight, args)));
-          break;
-        case SUM:
-        case SUM0:
-        case AVG:
-          deltaCalls.add(builder.sum(weighted(builder, weight, args.get(0))));
-          deltaCalls.add(builder.sum(weightIfNotNull(builder, weight, args)));
-          break;
-        case MIN:
-          deltaCalls.add(builder.min(args.get(0)));
-          break;
-        case MAX:
-          deltaCalls.add(builder.max(args.get(0)));
-          break;
-        default:
-          throw new IllegalArgumentException("aggregate " + kind + " has no maintained state");
-      }
-      for (AggCall deltaCall : deltaCalls) {
-        calls.add(filtered(builder, call, deltaCall.as(state.get(column++).name())));
-      }
+    List<AggCall> deltaCalls = new ArrayList<>();
+    deltaCalls.add(builder.sum(weight).as(COUNT_COLUMN));
+    for (Maintained c : calls) {
+      List<AggCall> changes =
+          c.kind().delta(builder, weight, builder.fields(c.call().getArgList()));
+      addNamed(builder, c, changes, deltaCalls);
     }
-    return aggregateWithKeys(builder, calls);
+    return aggregateWithKeys(builder, deltaCalls);
   }
 
   /**
-   * {@code w * x} for the change of a sum, computed so that it cannot overflow where the stored sum
-   * does not: the product is taken in a type at least as wide as DuckDB's SUM of {@code x}, never
-   * in {@code x}'s own type. Negating {@code x} in its own type overflows on the type's minimum
-   * (the negation of {@code -2147483648} is no INTEGER) and on every positive unsigned value, which
-   * left a view that failed on every refresh once such a row was deleted.
-   *
-   * <p>DuckDB multiplies by the weight, a BIGINT, in the wider of the two types: TINYINT, SMALLINT
-   * and INTEGER (and UTINYINT and USMALLINT, which Calcite reads as those) in BIGINT, exact for any
-   * value times a weight below 2^32; DECIMAL(p, s) in DECIMAL(38, s); REAL and DOUBLE as
-   * themselves. BIGINT (and UINTEGER) is widened first to DECIMAL(38, 0), since a BIGINT product
-   * overflows on BIGINT's minimum; a sum of BIGINTs fits in it, and DuckDB adds it to the stored
-   * HUGEINT sum exactly. Calcite reads HUGEINT, UBIGINT and UHUGEINT as DECIMAL(38, 0); they are
-   * multiplied as they are, which DuckDB does in HUGEINT, HUGEINT and DOUBLE, the types of their
-   * sums. So each product's SUM has the type of the stored SUM or one DuckDB converts to it
-   * exactly, and the stored state keeps its types.
-   *
-   * <p>The one value that still overflows is HUGEINT's minimum, -2^127, deleted (times -1): its
-   * change, 2^127, is no HUGEINT, and DuckDB has no wider exact type to sum in. Such a refresh
-   * fails with DuckDB's overflow error and changes nothing.
+   * The aggregate's output computed from the stored state in {@code stored} (a relation with the
+   * columns {@link #columnNames()}): its group keys, then each aggregate's value, named {@code
+   * names}.
    */
-  private static RexNode weighted(RelBuilder builder, RexNode weight, RexNode x) {
-    RexNode factor = x;
-    if (x.getType().getSqlTypeName() == SqlTypeName.BIGINT) {
-      RelDataType wide =
-          builder
-              .getTypeFactory()
-              .createTypeWithNullability(
-                  builder.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, 38, 0),
-                  x.getType().isNullable());
-      factor = builder.getRexBuilder().makeAbstractCast(wide, x, false);
+  public RelNode values(RelBuilder builder, RelNode stored, List<String> names) {
+    builder.push(stored);
+    List<RexNode> outputs = new ArrayList<>();
+    for (String key : keys) {
+      outputs.add(builder.field(key));
     }
-    return builder.call(SqlStdOperatorTable.MULTIPLY, factor, weight);
+    for (Maintained c : calls) {
+      List<RexNode> columns = new ArrayList<>();
+      c.columns().forEach(column -> columns.add(builder.field(column.name())));
+      outputs.add(c.kind().value(builder, columns));
+    }
+    return builder.project(outputs, names, true).build();
   }
 
-  /** {@code w} where every argument is non-null, else 0: the weight a COUNT sees. */
-  private static RexNode weightIfNotNull(RelBuilder builder, RexNode weight, List<RexNode> args) {
-    if (args.isEmpty()) {
-      return weight;
+  /** Adds {@code computed}, the calls of one aggregate, named after its state columns. */
+  private void addNamed(
+      RelBuilder builder, Maintained c, List<AggCall> computed, List<AggCall> target) {
+    for (int i = 0; i < computed.size(); i++) {
+      AggCall named = computed.get(i).as(c.columns().get(i).name());
+      target.add(c.call().filterArg < 0 ? named : named.filter(builder.field(c.call().filterArg)));
     }
-    List<RexNode> notNull = new ArrayList<>();
-    for (RexNode arg : args) {
-      notNull.add(builder.isNotNull(arg));
-    }
-    return builder.call(
-        SqlStdOperatorTable.CASE,
-        builder.and(notNull),
-        weight,
-        builder.getRexBuilder().makeZeroLiteral(weight.getType()));
-  }
-
-  private static List<AggCall> stateCalls(RelBuilder builder, AggregateCall call) {
-    List<RexNode> args = builder.fields(call.getArgList());
-    switch (call.getAggregation().getKind()) {
-      case COUNT:
-        return List.of(builder.count(false, null, args));
-      case SUM:
-      case SUM0:
-      case AVG:
-        return List.of(builder.sum(args.get(0)), builder.count(false, null, args));
-      case MIN:
-        return List.of(builder.min(args.get(0)));
-      case MAX:
-        return List.of(builder.max(args.get(0)));
-      default:
-        throw new IllegalArgumentException("aggregate " + call + " has no maintained state");
-    }
-  }
-
-  /** {@code stateCall} restricted by the aggregate's FILTER clause, if it has one. */
-  private static AggCall filtered(RelBuilder builder, AggregateCall call, AggCall stateCall) {
-    return call.filterArg < 0 ? stateCall : stateCall.filter(builder.field(call.filterArg));
   }
 
   /** Groups the builder's top by the aggregate's keys, named {@code k1..kn}. */

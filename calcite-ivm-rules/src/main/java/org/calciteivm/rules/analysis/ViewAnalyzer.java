@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -44,6 +43,7 @@ import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSyntax;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.rules.aggregate.MaintainedAggregates;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -97,8 +97,9 @@ public final class ViewAnalyzer {
     } else if (aggregate.getAggCallList().stream()
         .anyMatch(
             c ->
-                c.getAggregation().getKind() == SqlKind.MIN
-                    || c.getAggregation().getKind() == SqlKind.MAX)) {
+                !MaintainedAggregates.of(c.getAggregation().getKind())
+                    .orElseThrow()
+                    .invertible())) {
       strategy = MergeStrategy.GROUP_RECOMPUTE;
     } else {
       strategy = MergeStrategy.GROUP_MERGE;
@@ -146,26 +147,22 @@ public final class ViewAnalyzer {
       throw UnsupportedViewException.notYet(viewName, "GROUPING SETS, ROLLUP or CUBE");
     }
     for (AggregateCall call : found.getAggCallList()) {
-      String name = call.getAggregation().getName();
+      String name = aggregateName(call.getAggregation());
       if (call.isDistinct()) {
         throw UnsupportedViewException.notYet(
             viewName,
             "aggregate " + name + "(DISTINCT ...)",
             "maintain SELECT DISTINCT or GROUP BY on the argument instead");
       }
-      if (!MAINTAINED_AGGREGATES.contains(call.getAggregation().getKind())) {
+      if (MaintainedAggregates.of(call.getAggregation().getKind()).isEmpty()) {
         throw UnsupportedViewException.notYet(
-            viewName, "aggregate " + name, "maintained: SUM, COUNT, AVG, MIN, MAX");
+            viewName, "aggregate " + name, "maintained: " + MaintainedAggregates.NAMES);
       }
       if (!call.collation.getFieldCollations().isEmpty()) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
       }
     }
   }
-
-  /** The aggregate functions calcite-ivm maintains. */
-  private static final Set<SqlKind> MAINTAINED_AGGREGATES =
-      EnumSet.of(SqlKind.SUM, SqlKind.SUM0, SqlKind.COUNT, SqlKind.AVG, SqlKind.MIN, SqlKind.MAX);
 
   /**
    * The SQL construct an operator without a delta rule comes from, as users wrote it (never
@@ -315,9 +312,16 @@ public final class ViewAnalyzer {
         viewName, "window function " + name + "(...) OVER (...)");
   }
 
-  /** The name of a windowed aggregate, as users write it ({@code $SUM0} is Calcite's SUM). */
+  /**
+   * The name of an aggregate as users write it: {@code $SUM0} is Calcite's SUM, and Calcite turns
+   * STRING_AGG (and GROUP_CONCAT) into LISTAGG.
+   */
   private static String aggregateName(SqlOperator aggregate) {
-    return aggregate.getKind() == SqlKind.SUM0 ? "SUM" : aggregate.getName();
+    return switch (aggregate.getKind()) {
+      case SUM0 -> "SUM";
+      case LISTAGG -> "STRING_AGG/LISTAGG";
+      default -> aggregate.getName();
+    };
   }
 
   /**

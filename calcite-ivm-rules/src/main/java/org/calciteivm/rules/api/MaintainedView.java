@@ -18,6 +18,7 @@ import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.StateColumn;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
@@ -95,7 +96,7 @@ public final class MaintainedView {
     return aggregate == null
         ? ImmutableList.of()
         : AggregateState.of(aggregate).state().stream()
-            .map(AggregateState.StateColumn::name)
+            .map(StateColumn::name)
             .collect(ImmutableList.toImmutableList());
   }
 

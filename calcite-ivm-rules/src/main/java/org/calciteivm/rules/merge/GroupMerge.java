@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.AggregateState.StateColumn;
+import org.calciteivm.rules.aggregate.StateColumn;
 
 /**
  * Merge statements for aggregate views, whose stored table holds one row of {@link AggregateState}
@@ -28,7 +28,7 @@ public final class GroupMerge {
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
       String name = IvmNames.quote(column.name());
-      sets.add(name + " = " + combine(column, "d." + name, "v." + name));
+      sets.add(name + " = " + column.kind().merged("d." + name, "v." + name));
     }
     // the change is read once, so it is merged straight from its query, not from a temp table
     StringBuilder merge =
@@ -48,9 +48,7 @@ public final class GroupMerge {
       List<String> values = new ArrayList<>();
       state.keys().forEach(k -> values.add("v." + IvmNames.quote(k)));
       for (StateColumn column : state.state()) {
-        String value = "v." + IvmNames.quote(column.name());
-        values.add(
-            column.kind() == AggregateState.Kind.COUNT ? "coalesce(" + value + ", 0)" : value);
+        values.add(column.kind().initial("v." + IvmNames.quote(column.name())));
       }
       merge
           .append(" WHEN NOT MATCHED AND v.")
@@ -89,22 +87,6 @@ public final class GroupMerge {
         delete,
         "INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql,
         "DROP TABLE " + viewDeltaTable);
-  }
-
-  private static String combine(StateColumn column, String stored, String change) {
-    switch (column.kind()) {
-      case COUNT:
-        return stored + " + coalesce(" + change + ", 0)";
-      case SUM:
-        // a NULL sum is an empty one: the matching count tells whether the aggregate is NULL
-        return "coalesce(" + stored + ", 0) + coalesce(" + change + ", 0)";
-      case MIN:
-        return "least(" + stored + ", " + change + ")";
-      case MAX:
-        return "greatest(" + stored + ", " + change + ")";
-      default:
-        throw new IllegalStateException("unknown state kind " + column.kind());
-    }
   }
 
   private static String keysMatch(AggregateState state) {

@@ -1,0 +1,42 @@
+package org.calciteivm.rules.aggregate;
+
+import java.util.List;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.tools.RelBuilder.AggCall;
+
+/**
+ * One kind of aggregate that calcite-ivm maintains, in one place: the state a stored view keeps for
+ * it per group, how a change folds into that state, how the state merges (by the kinds of its
+ * columns) and how the aggregate's value is computed from it when the view is read. Adding a kind
+ * is one implementation, registered in {@link MaintainedAggregates}, plus its tests.
+ *
+ * <p>The identity every invertible kind relies on: its state is a sum over the group's rows, so the
+ * state of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with each
+ * row weighted ({@link #delta}).
+ */
+public interface MaintainedAggregate {
+  /** The state columns of one call, named after {@code prefix} ({@code a1_sum}, ...). */
+  List<StateColumn> stateColumns(String prefix);
+
+  /**
+   * The aggregate calls that compute the state of a group from its rows, one per state column;
+   * {@code args} are the call's arguments.
+   */
+  List<AggCall> state(RelBuilder builder, List<RexNode> args);
+
+  /**
+   * The aggregate calls that compute the change of that state from a Z-set of rows whose weight is
+   * {@code weight}, one per state column.
+   */
+  List<AggCall> delta(RelBuilder builder, RexNode weight, List<RexNode> args);
+
+  /** The aggregate's value from its state columns, {@code state} (in order). */
+  RexNode value(RelBuilder builder, List<RexNode> state);
+
+  /**
+   * Whether a change with deletes can be merged into the state; if not, the groups such a change
+   * touches are recomputed from the aggregate's input.
+   */
+  boolean invertible();
+}
