@@ -2,7 +2,9 @@ package org.calciteivm.jdbc.catalog;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.rel.RelReferentialConstraint;
 import org.apache.calcite.rel.RelReferentialConstraintImpl;
@@ -17,6 +19,7 @@ import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.delta.ChangingTable;
 import org.calciteivm.rules.delta.LogicalDelta;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Builds the Calcite schema that views are planned in, from DuckDB's catalog.
@@ -24,37 +27,51 @@ import org.calciteivm.rules.delta.LogicalDelta;
  * <p>Each DuckDB schema becomes a sub-schema of the root with its tables and views. A tracked table
  * is a {@link ChangingTable} whose delta relation is its pending table in the {@code temp} schema
  * (filled by each refresh); the delta tables themselves are in the {@link IvmNames#SCHEMA} schema,
- * with their epoch column.
+ * with their epoch column. A table tracked after the schema was built (by the CREATE MATERIALIZED
+ * VIEW that planned in it) becomes changing when it is {@linkplain PlanningSchema#track tracked},
+ * so that a view is planned once.
  */
 public final class CalciteSchemas {
   private CalciteSchemas() {}
 
-  /** The root schema for {@code catalog}, in which {@code tracked} tables are changing. */
-  public static SchemaPlus build(DuckDbCatalog catalog, Collection<TrackedTable> tracked) {
+  /**
+   * The schema a view is planned in, and which of its tables are tracked.
+   *
+   * @param root the root schema
+   * @param tracked the tracked tables, by qualified name; {@link #track} adds to it
+   */
+  public record PlanningSchema(SchemaPlus root, Map<String, TrackedTable> tracked) {
+    /** Makes {@code table} changing from now on (or updates what it captures). */
+    public void track(TrackedTable table) {
+      if (tracked.put(table.relation().qualifiedName(), table) == null) {
+        root.getSubSchema("temp")
+            .add(IvmNames.pendingTable(table.id()), new ZSetTable(table.relation()));
+      }
+    }
+  }
+
+  /** The schema for {@code catalog}, in which {@code tracked} tables are changing. */
+  public static PlanningSchema build(DuckDbCatalog catalog, Collection<TrackedTable> tracked) {
     SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
-    SchemaPlus temp = root.add("temp", new AbstractSchema());
+    root.add("temp", new AbstractSchema());
+    PlanningSchema planning = new PlanningSchema(root, new HashMap<>());
     for (Relation relation : catalog.relations()) {
       SchemaPlus schema = root.getSubSchema(relation.schema());
       if (schema == null) {
         schema = root.add(relation.schema(), new AbstractSchema());
       }
-      TrackedTable table =
-          tracked.stream()
-              .filter(t -> t.relation().qualifiedName().equals(relation.qualifiedName()))
-              .findFirst()
-              .orElse(null);
       Statistic statistic = Statistics.of(referentialConstraints(catalog, relation));
-      if (table == null) {
-        schema.add(relation.name(), new DuckDbTable(relation, statistic));
-      } else {
-        schema.add(relation.name(), new DuckDbChangingTable(relation, statistic, table));
-        temp.add(IvmNames.pendingTable(table.id()), new ZSetTable(relation));
-      }
+      schema.add(
+          relation.name(),
+          relation.isTable()
+              ? new DuckDbBaseTable(relation, statistic, planning.tracked())
+              : new DuckDbTable(relation, statistic));
     }
+    tracked.forEach(planning::track);
     if (root.getSubSchema("main") == null) {
       root.add("main", new AbstractSchema());
     }
-    return root;
+    return planning;
   }
 
   /**
@@ -120,17 +137,33 @@ public final class CalciteSchemas {
     }
   }
 
-  /** A tracked base table. */
-  static final class DuckDbChangingTable extends DuckDbTable implements ChangingTable {
-    private final TrackedTable table;
+  /** A base table: a {@link ChangingTable} while it is tracked. */
+  static final class DuckDbBaseTable extends DuckDbTable implements ChangingTable {
+    private final Map<String, TrackedTable> tracked;
 
-    DuckDbChangingTable(Relation relation, Statistic statistic, TrackedTable table) {
+    DuckDbBaseTable(Relation relation, Statistic statistic, Map<String, TrackedTable> tracked) {
       super(relation, statistic);
-      this.table = table;
+      this.tracked = tracked;
+    }
+
+    private @Nullable TrackedTable tracked() {
+      return tracked.get(relation.qualifiedName());
+    }
+
+    @Override
+    public <C> @Nullable C unwrap(Class<C> type) {
+      if (type == ChangingTable.class && tracked() == null) {
+        return null; // not changing: no view reads it
+      }
+      return super.unwrap(type);
     }
 
     @Override
     public List<String> deltaTableName() {
+      TrackedTable table = tracked();
+      if (table == null) {
+        throw new IllegalStateException("table " + relation.qualifiedName() + " is not tracked");
+      }
       return List.of("temp", IvmNames.pendingTable(table.id()));
     }
   }

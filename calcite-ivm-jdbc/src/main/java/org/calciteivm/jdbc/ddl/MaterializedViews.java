@@ -93,9 +93,9 @@ public final class MaterializedViews {
       throws SQLException {
     String query = statement.query();
     // planned in place, so that positions in messages are the statement's
-    ViewCompiler firstPlan =
+    ViewCompiler compiler =
         ViewCompiler.plan(duckDb, name, statement.queryInPlace(), catalog.trackedTables());
-    ViewAnalyzer.Analysis analysis = firstPlan.analysis();
+    ViewAnalyzer.Analysis analysis = compiler.analysis();
     IvmCatalog.ensureExists(duckDb);
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
@@ -136,6 +136,7 @@ public final class MaterializedViews {
         trackedTable = IvmCatalog.captureColumns(duckDb, trackedTable, columns);
         tracked.add(trackedTable);
       }
+      compiler.tracked(trackedTable);
       tableIds.add(trackedTable.id());
       // changes committed before this transaction are in the view's first state: consume them
       watermarks.add(IvmCatalog.seal(duckDb, trackedTable));
@@ -146,14 +147,12 @@ public final class MaterializedViews {
             name,
             query,
             analysis.strategy(),
-            firstPlan.hiddenColumns(),
+            compiler.hiddenColumns(),
             tableIds,
             watermarks);
     SystemView.replace(duckDb);
     ViewEntry view =
         new ViewEntry(id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds));
-    // planned again: the base tables are changing now, which the delta plan depends on
-    ViewCompiler compiler = ViewCompiler.plan(duckDb, name, query, tracked);
     try (Statement s = duckDb.createStatement()) {
       for (String sql : compiler.creationSql(view)) {
         s.execute(sql);

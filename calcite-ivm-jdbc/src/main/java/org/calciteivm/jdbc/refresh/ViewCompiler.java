@@ -19,7 +19,6 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeField;
-import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.JoinStrategy;
@@ -62,17 +61,25 @@ public final class ViewCompiler {
   private static final String GROUPS = "_ivm_groups";
 
   private final Connection connection;
+  private final CalciteSchemas.PlanningSchema schema;
   private final String viewName;
   private final String query;
   private final MaintainedView maintained;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
 
-  private ViewCompiler(Connection connection, ViewSqlPlanner planner, String viewName, String query)
+  private ViewCompiler(
+      Connection connection,
+      CalciteSchemas.PlanningSchema schema,
+      ViewSqlPlanner planner,
+      String viewName,
+      String query)
       throws SQLException {
     this.connection = connection;
+    this.schema = schema;
     this.viewName = viewName;
-    this.query = query;
+    // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
+    this.query = query.trim();
     this.maintained = IvmCompiler.compile(viewName, planner.toRel(viewName, query));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
@@ -87,11 +94,23 @@ public final class ViewCompiler {
   public static ViewCompiler plan(
       Connection connection, String viewName, String query, Collection<TrackedTable> tracked)
       throws SQLException {
-    SchemaPlus root = CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
+    CalciteSchemas.PlanningSchema schema =
+        CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
         new ViewSqlPlanner(
-            root.getSubSchema("main"), DuckDbTypeSystem.INSTANCE, DuckDbFunctions.read(connection));
-    return new ViewCompiler(connection, planner, viewName, query);
+            schema.root().getSubSchema("main"),
+            DuckDbTypeSystem.INSTANCE,
+            DuckDbFunctions.read(connection));
+    return new ViewCompiler(connection, schema, planner, viewName, query);
+  }
+
+  /**
+   * Makes {@code table}, which was not tracked when the view was planned (or captured fewer
+   * columns), changing in the view's plan: CREATE MATERIALIZED VIEW plans the view, then tracks its
+   * base tables, then compiles its delta programs from the same plan.
+   */
+  public void tracked(TrackedTable table) {
+    schema.track(table);
   }
 
   /** What the analysis found: base tables, strategy, aggregate. */
