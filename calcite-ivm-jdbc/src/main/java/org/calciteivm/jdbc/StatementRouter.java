@@ -10,6 +10,7 @@ import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.capture.ChangeCapture;
 import org.calciteivm.jdbc.ddl.BaseTableAlterations;
 import org.calciteivm.jdbc.ddl.MaterializedViews;
+import org.calciteivm.jdbc.ddl.RefreshExplanation;
 import org.calciteivm.jdbc.ddl.SchemaGuard;
 import org.calciteivm.jdbc.sql.ParsedStatement;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
@@ -79,8 +80,8 @@ final class StatementRouter {
       return lines(
           duckDb,
           explain.analyze()
-              ? MaterializedViews.explainAnalyze(connection, explain.name())
-              : MaterializedViews.explain(connection, explain.name()));
+              ? RefreshExplanation.explainAnalyze(connection, explain.name())
+              : RefreshExplanation.explain(connection, explain.name()));
     }
     if (parsed instanceof SetSetting set) {
       IvmSetting setting = IvmSetting.of(set.name());

@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +31,9 @@ import org.calciteivm.core.ZSets;
  * </ul>
  */
 public final class IvmCatalog {
-  private static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
+  static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
   static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
-  private static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
+  static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
   private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
   /** The columns of {@code views} added after its first release, with their definitions. */
@@ -285,30 +284,6 @@ public final class IvmCatalog {
   }
 
   /**
-   * Seals the captured changes of {@code table} that are committed and visible to this transaction:
-   * gives them the next epoch of the table and returns that epoch.
-   *
-   * <p>Positions are assigned here, by the reader, and not by writers: a writer's transaction that
-   * commits after this one has its rows sealed by a later refresh, so no change can fall behind a
-   * watermark that has moved past it. Two refreshes that seal the same table at once conflict on
-   * the table's catalog row, and one of them retries.
-   */
-  public static long seal(Connection connection, TrackedTable table) throws SQLException {
-    long epoch;
-    try (Statement s = connection.createStatement();
-        ResultSet rs = s.executeQuery(nextEpochsSql(List.of(table.id())))) {
-      if (!rs.next()) {
-        throw new IllegalStateException("tracked table " + table.id() + " has no catalog row");
-      }
-      epoch = rs.getLong(2);
-    }
-    try (Statement s = connection.createStatement()) {
-      s.executeUpdate(sealSql(table, epoch));
-    }
-    return epoch;
-  }
-
-  /**
    * Registers a view, whose stored table has the hidden columns {@code hiddenColumns}, and its
    * inputs, each with watermark {@code watermarks[i]}.
    */
@@ -355,158 +330,6 @@ public final class IvmCatalog {
       s.execute("DELETE FROM " + INPUTS + " WHERE view_id = " + viewId);
       s.execute("DELETE FROM " + VIEWS + " WHERE view_id = " + viewId);
     }
-  }
-
-  /**
-   * The query that finds what view {@code viewId} has to consume: one row per base table among
-   * {@code inputs} with captured rows the view has not consumed, with the columns {@code table_id},
-   * {@code watermark} (the view's), {@code epoch} (the table's last sealed epoch), {@code readers}
-   * (how many views read the table), {@code change_rows} and {@code min_weight} (of those rows, not
-   * consolidated: changes that cancel out still count).
-   */
-  public static String pendingChangesSql(int viewId, List<TrackedTable> inputs) {
-    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    return inputs.stream()
-        .map(
-            table ->
-                "SELECT "
-                    + table.id()
-                    + " AS table_id, w.watermark, t.epoch, (SELECT count(*) FROM "
-                    + INPUTS
-                    + " WHERE table_id = "
-                    + table.id()
-                    + ") AS readers, count(*) AS change_rows, min(d."
-                    + IvmNames.quote(ZSets.WEIGHT_COLUMN)
-                    + ") AS min_weight FROM "
-                    + table.deltaTable()
-                    + " d, (SELECT watermark FROM "
-                    + INPUTS
-                    + " WHERE view_id = "
-                    + viewId
-                    + " AND table_id = "
-                    + table.id()
-                    + ") w, (SELECT epoch FROM "
-                    + TABLES
-                    + " WHERE table_id = "
-                    + table.id()
-                    + ") t WHERE d."
-                    + epoch
-                    + " IS NULL OR d."
-                    + epoch
-                    + " > w.watermark GROUP BY w.watermark, t.epoch")
-        .collect(Collectors.joining(" UNION ALL "));
-  }
-
-  /**
-   * Replaces the temporary view {@link TrackedTable#pendingTable()}: the captured rows of {@code
-   * table} after {@code watermark}, sealed or not yet, as a Z-set (the table's columns and the
-   * weight). Delta plans read a base table's change through it.
-   */
-  public static String pendingViewSql(TrackedTable table, long watermark) {
-    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    // a column no view reads is not captured: NULL of its type keeps the table's row type
-    String columns =
-        table.relation().columns().stream()
-            .map(
-                c ->
-                    table.captures(c.name())
-                        ? IvmNames.quote(c.name())
-                        : "CAST(NULL AS " + c.dataType() + ") AS " + IvmNames.quote(c.name()))
-            .map(c -> c + ", ")
-            .collect(Collectors.joining());
-    return "CREATE OR REPLACE TEMP VIEW "
-        + table.pendingTable()
-        + " AS SELECT "
-        + columns
-        + IvmNames.quote(ZSets.WEIGHT_COLUMN)
-        + " FROM "
-        + table.deltaTable()
-        + " WHERE "
-        + epoch
-        + " IS NULL OR "
-        + epoch
-        + " > "
-        + watermark;
-  }
-
-  /**
-   * Moves the epoch of each table in {@code tableIds} on by one; returns {@code table_id, epoch}.
-   * The rows sealed next get that epoch (see {@link #seal(Connection, TrackedTable)}).
-   */
-  public static String nextEpochsSql(Collection<Integer> tableIds) {
-    return "UPDATE "
-        + TABLES
-        + " SET epoch = epoch + 1 WHERE table_id IN ("
-        + join(tableIds)
-        + ") RETURNING table_id, epoch";
-  }
-
-  /**
-   * Gives the captured rows of {@code table} that no refresh sealed yet the epoch {@code epoch}.
-   */
-  public static String sealSql(TrackedTable table, long epoch) {
-    String column = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    return "UPDATE "
-        + table.deltaTable()
-        + " SET "
-        + column
-        + " = "
-        + epoch
-        + " WHERE "
-        + column
-        + " IS NULL";
-  }
-
-  /** Moves the watermarks of view {@code viewId}: table id to the epoch it has consumed up to. */
-  public static String advanceSql(int viewId, Map<Integer, Long> watermarks) {
-    StringBuilder cases = new StringBuilder("CASE table_id");
-    watermarks.forEach(
-        (table, epoch) -> cases.append(" WHEN ").append(table).append(" THEN ").append(epoch));
-    cases.append(" END");
-    return "UPDATE "
-        + INPUTS
-        + " SET watermark = "
-        + cases
-        + " WHERE view_id = "
-        + viewId
-        + " AND table_id IN ("
-        + join(watermarks.keySet())
-        + ")";
-  }
-
-  /**
-   * Removes every captured row of {@code table} this transaction sees: right after the only view
-   * reading the table consumed them all.
-   */
-  public static String consumeAllSql(TrackedTable table) {
-    return "DELETE FROM " + table.deltaTable();
-  }
-
-  private static String join(Collection<Integer> ids) {
-    return ids.stream().map(String::valueOf).collect(Collectors.joining(", "));
-  }
-
-  /**
-   * Removes the captured changes of {@code table} that every view reading it has consumed (all of
-   * them if no view reads it any more).
-   */
-  public static void collectGarbage(Connection connection, TrackedTable table) throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.executeUpdate(collectGarbageSql(table));
-    }
-  }
-
-  /** The statement of {@link #collectGarbage}. */
-  public static String collectGarbageSql(TrackedTable table) {
-    return "DELETE FROM "
-        + table.deltaTable()
-        + " WHERE "
-        + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-        + " <= (SELECT coalesce(min(watermark), 9223372036854775807) FROM "
-        + INPUTS
-        + " WHERE table_id = "
-        + table.id()
-        + ")";
   }
 
   /**

@@ -1,25 +1,21 @@
 package org.calciteivm.jdbc.ddl;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
-import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
@@ -37,7 +33,8 @@ import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 
 /**
- * The IVM statements: CREATE, DROP, REFRESH and EXPLAIN REFRESH MATERIALIZED VIEW.
+ * The IVM statements CREATE, DROP and REFRESH MATERIALIZED VIEW ({@link RefreshExplanation} has
+ * EXPLAIN).
  *
  * <p>CREATE and DROP change the catalog and the database in one transaction, so a failure leaves
  * both as they were; they run outside user transactions because the catalog they publish to the
@@ -139,7 +136,7 @@ public final class MaterializedViews {
       compiler.tracked(trackedTable);
       tableIds.add(trackedTable.id());
       // changes committed before this transaction are in the view's first state: consume them
-      watermarks.add(IvmCatalog.seal(duckDb, trackedTable));
+      watermarks.add(ChangeLogs.seal(duckDb, trackedTable));
     }
     int id =
         IvmCatalog.addView(
@@ -193,7 +190,7 @@ public final class MaterializedViews {
                   if (catalog.viewsReading(tableId).size() == 1) {
                     IvmCatalog.untrack(duckDb, table);
                   } else {
-                    IvmCatalog.collectGarbage(duckDb, table);
+                    ChangeLogs.collectGarbage(duckDb, table);
                   }
                 }
                 SystemView.replace(duckDb);
@@ -231,137 +228,7 @@ public final class MaterializedViews {
         outcome.changeRows(), outcome.choice(), ImmutableList.copyOf(steps));
   }
 
-  /**
-   * {@code EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW}: refreshes the view and reports each
-   * statement with its time, and the whole refresh's time (which includes compiling the delta
-   * program on first use for a set of changed tables, and the commit).
-   */
-  public static List<String> explainAnalyze(IvmConnection connection, ObjectName name)
-      throws SQLException {
-    long start = System.nanoTime();
-    RefreshExecutor.Outcome outcome = refresh(connection, name, true);
-    long total = System.nanoTime() - start;
-    List<String> lines = new ArrayList<>();
-    lines.add(
-        String.format(
-            Locale.ROOT,
-            "refresh of %s: %.3f ms, %d change rows consumed%s",
-            viewName(name),
-            total / 1e6,
-            outcome.changeRows(),
-            outcome.choice() == null
-                ? " (nothing pending)"
-                : ", merged with " + outcome.choice().merge()));
-    for (RefreshExecutor.Step step : outcome.steps()) {
-      lines.add(String.format(Locale.ROOT, "%10.3f ms  %s", step.nanos() / 1e6, step.what()));
-      step.sql().lines().forEach(l -> lines.add("              " + l));
-    }
-    return lines;
-  }
-
-  /**
-   * {@code EXPLAIN REFRESH MATERIALIZED VIEW}: the delta plan and the statements a refresh runs.
-   */
-  public static List<String> explain(IvmConnection connection, ObjectName name)
-      throws SQLException {
-    ViewEntry view = view(connection, name);
-    RefreshProgram program = program(connection, view);
-    IvmSettings settings = connection.settings();
-    ImmutableSet<Integer> pending =
-        RefreshExecutor.pendingInputs(connection.duckDb(), connection.database().catalog(), view);
-    ImmutableSet<Integer> changed =
-        pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
-    List<String> lines = new ArrayList<>();
-    lines.add("materialized view: " + view.name());
-    lines.add("query: " + view.query());
-    lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
-    RefreshProgram.Choice whenInserts =
-        program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
-    RefreshProgram.Choice otherwise =
-        program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
-    lines.add(
-        "a refresh chooses among: "
-            + whenInserts.delta().statements().keySet().stream()
-                .map(MergeStrategy::name)
-                .collect(Collectors.joining(", "))
-            + "; with the current settings and an insert-only change: "
-            + whenInserts.merge()
-            + ", otherwise: "
-            + otherwise.merge());
-    lines.add(
-        "hidden columns: "
-            + (program.hiddenColumns().isEmpty()
-                ? "none"
-                : String.join(", ", program.hiddenColumns())));
-    RefreshProgram.Delta delta = otherwise.delta();
-    lines.add(
-        (pending.isEmpty() ? "no pending change; shown for a change to " : "pending change to ")
-            + changed.stream()
-                .map(id -> tableName(connection, id))
-                .collect(Collectors.joining(", ")));
-    if (!delta.terms().isEmpty()) {
-      lines.add(
-          "join expansion: "
-              + delta.joins()
-              + " (ivm_join_strategy = "
-              + settings.get(IvmSetting.JOIN_STRATEGY)
-              + "); terms (Δt change, t current state, t⁻ previous state):");
-      delta.terms().forEach(t -> lines.add("  " + t));
-      whenInserts
-          .delta()
-          .pruned()
-          .forEach(p -> lines.add("  when every change is an insert: " + p));
-      if (delta.negativeWeightsPossible()) {
-        lines.add(
-            "  an insert-only change can give rows of negative weight here: the append path"
-                + " consolidates them first");
-      }
-    }
-    lines.add("delta plan:");
-    delta.deltaPlan().lines().forEach(l -> lines.add("  " + l));
-    lines.add("refresh statements, in one transaction:");
-    CatalogSnapshot catalog = connection.database().catalog();
-    List<TrackedTable> inputs = new ArrayList<>();
-    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    lines.add("  find the pending change:");
-    lines.add("    " + IvmCatalog.pendingChangesSql(view.id(), inputs));
-    lines.add("  per changed table that other views read too: seal its captured rows");
-    lines.add("  per changed table: the temporary view of its change, e.g.");
-    lines.add("    " + IvmCatalog.pendingViewSql(inputs.get(0), 0));
-    for (MergeStrategy strategy : delta.statements().keySet()) {
-      lines.add("  merge when " + strategy + ":");
-      for (String sql : delta.statementsFor(strategy)) {
-        sql.lines().forEach(l -> lines.add("    " + l));
-      }
-    }
-    lines.add("  advance the view's watermarks, delete the change rows every reader has consumed");
-    return lines;
-  }
-
-  private static String describe(MergeStrategy strategy) {
-    switch (strategy) {
-      case BAG_COUNTED:
-        return "bag view: fan out net inserts, delete exactly the net deleted copies;"
-            + " BAG_APPEND when every change is an insert and ivm_skip_projection_delete is on";
-      case GROUP_MERGE:
-        return "aggregate view: one MERGE of each touched group's state change;"
-            + " GROUP_APPEND (no empty-group delete) when every change is an insert"
-            + " and ivm_skip_aggregate_delete is on";
-      case GROUP_RECOMPUTE:
-        return "aggregate view with MIN/MAX: the groups a change touches are recomputed from the"
-            + " base table; with an insert-only change and ivm_minmax_incremental on, MIN/MAX"
-            + " fold with LEAST/GREATEST in a MERGE instead";
-      default:
-        return strategy.name();
-    }
-  }
-
-  private static String tableName(IvmConnection connection, int tableId) {
-    return connection.database().catalog().trackedTable(tableId).relation().displayName();
-  }
-
-  private static RefreshProgram program(IvmConnection connection, ViewEntry view)
-      throws SQLException {
+  static RefreshProgram program(IvmConnection connection, ViewEntry view) throws SQLException {
     IvmDatabase database = connection.database();
     RefreshProgram program = database.cachedProgram(view.id());
     if (program == null) {
@@ -371,7 +238,7 @@ public final class MaterializedViews {
     return program;
   }
 
-  private static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
+  static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
     String viewName = viewName(name);
     Optional<ViewEntry> view = connection.database().catalog().view(viewName);
     if (view.isEmpty()) {
@@ -389,7 +256,7 @@ public final class MaterializedViews {
     return new SQLException("\"" + name + "\" is not a materialized view (" + what + ")", "42809");
   }
 
-  private static String viewName(ObjectName name) throws SQLException {
+  static String viewName(ObjectName name) throws SQLException {
     if (name.parts().size() > 2
         || (name.isQualified() && !name.schema().equalsIgnoreCase("main"))) {
       throw new SQLSyntaxErrorException(

@@ -15,6 +15,7 @@ import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -89,7 +90,7 @@ public final class RefreshExecutor {
     CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    String pendingSql = IvmCatalog.pendingChangesSql(view.id(), inputs);
+    String pendingSql = ChangeLogs.pendingChangesSql(view.id(), inputs);
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pendingSql, steps));
     if (ownTransaction) {
@@ -162,13 +163,13 @@ public final class RefreshExecutor {
     if (!shared.isEmpty()) {
       steps.query(
           "next epoch of the tables other views read too",
-          IvmCatalog.nextEpochsSql(shared),
+          ChangeLogs.nextEpochsSql(shared),
           rs -> consumedUpTo.put(rs.getInt(1), rs.getLong(2)));
       for (int tableId : shared) {
         TrackedTable table = catalog.trackedTable(tableId);
         steps.execute(
             "seal the change of " + table.relation().displayName(),
-            IvmCatalog.sealSql(table, consumedUpTo.get(tableId)));
+            ChangeLogs.sealSql(table, consumedUpTo.get(tableId)));
       }
     }
     long rows = 0;
@@ -177,7 +178,7 @@ public final class RefreshExecutor {
       TrackedTable table = catalog.trackedTable(input.tableId());
       steps.execute(
           "the change of " + table.relation().displayName(),
-          IvmCatalog.pendingViewSql(table, input.watermark()));
+          ChangeLogs.pendingViewSql(table, input.watermark()));
       rows += input.rows();
       if (input.minWeight() > 0) {
         insertOnly.add(input.tableId());
@@ -198,14 +199,14 @@ public final class RefreshExecutor {
     for (String sql : choice.delta().statementsFor(choice.merge())) {
       steps.execute("merge (" + choice.merge() + ")", sql);
     }
-    steps.execute("advance the view's watermarks", IvmCatalog.advanceSql(view.id(), consumedUpTo));
+    steps.execute("advance the view's watermarks", ChangeLogs.advanceSql(view.id(), consumedUpTo));
     for (PendingInput input : pending.values()) {
       TrackedTable table = catalog.trackedTable(input.tableId());
       steps.execute(
           "delete consumed change rows of " + table.relation().displayName(),
           input.readers() > 1
-              ? IvmCatalog.collectGarbageSql(table)
-              : IvmCatalog.consumeAllSql(table));
+              ? ChangeLogs.collectGarbageSql(table)
+              : ChangeLogs.consumeAllSql(table));
     }
     steps.execute(
         "record the refresh in ivm_views",
@@ -229,7 +230,7 @@ public final class RefreshExecutor {
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     return ImmutableSet.copyOf(
-        new Steps(duckDb, false).pending(IvmCatalog.pendingChangesSql(view.id(), inputs)).keySet());
+        new Steps(duckDb, false).pending(ChangeLogs.pendingChangesSql(view.id(), inputs)).keySet());
   }
 
   /** Runs a refresh's statements on one DuckDB connection, timing them when asked. */

@@ -1,0 +1,157 @@
+package org.calciteivm.jdbc.ddl;
+
+import com.google.common.collect.ImmutableSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.IvmSetting;
+import org.calciteivm.jdbc.IvmSettings;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ChangeLogs;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.RefreshExecutor;
+import org.calciteivm.jdbc.refresh.RefreshProgram;
+import org.calciteivm.jdbc.sql.ObjectName;
+
+/**
+ * {@code EXPLAIN REFRESH MATERIALIZED VIEW} (what a refresh would run: strategy, join terms, delta
+ * plan, statements) and {@code EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW} (a refresh, with each
+ * statement's time).
+ */
+public final class RefreshExplanation {
+  private RefreshExplanation() {}
+
+  /**
+   * {@code EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW}: refreshes the view and reports each
+   * statement with its time, and the whole refresh's time (which includes compiling the delta
+   * program on first use for a set of changed tables, and the commit).
+   */
+  public static List<String> explainAnalyze(IvmConnection connection, ObjectName name)
+      throws SQLException {
+    long start = System.nanoTime();
+    RefreshExecutor.Outcome outcome = MaterializedViews.refresh(connection, name, true);
+    long total = System.nanoTime() - start;
+    List<String> lines = new ArrayList<>();
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "refresh of %s: %.3f ms, %d change rows consumed%s",
+            MaterializedViews.viewName(name),
+            total / 1e6,
+            outcome.changeRows(),
+            outcome.choice() == null
+                ? " (nothing pending)"
+                : ", merged with " + outcome.choice().merge()));
+    for (RefreshExecutor.Step step : outcome.steps()) {
+      lines.add(String.format(Locale.ROOT, "%10.3f ms  %s", step.nanos() / 1e6, step.what()));
+      step.sql().lines().forEach(l -> lines.add("              " + l));
+    }
+    return lines;
+  }
+
+  /**
+   * {@code EXPLAIN REFRESH MATERIALIZED VIEW}: the delta plan and the statements a refresh runs.
+   */
+  public static List<String> explain(IvmConnection connection, ObjectName name)
+      throws SQLException {
+    ViewEntry view = MaterializedViews.view(connection, name);
+    RefreshProgram program = MaterializedViews.program(connection, view);
+    IvmSettings settings = connection.settings();
+    ImmutableSet<Integer> pending =
+        RefreshExecutor.pendingInputs(connection.duckDb(), connection.database().catalog(), view);
+    ImmutableSet<Integer> changed =
+        pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
+    List<String> lines = new ArrayList<>();
+    lines.add("materialized view: " + view.name());
+    lines.add("query: " + view.query());
+    lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
+    RefreshProgram.Choice whenInserts =
+        program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
+    RefreshProgram.Choice otherwise =
+        program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
+    lines.add(
+        "a refresh chooses among: "
+            + whenInserts.delta().statements().keySet().stream()
+                .map(MergeStrategy::name)
+                .collect(Collectors.joining(", "))
+            + "; with the current settings and an insert-only change: "
+            + whenInserts.merge()
+            + ", otherwise: "
+            + otherwise.merge());
+    lines.add(
+        "hidden columns: "
+            + (program.hiddenColumns().isEmpty()
+                ? "none"
+                : String.join(", ", program.hiddenColumns())));
+    RefreshProgram.Delta delta = otherwise.delta();
+    lines.add(
+        (pending.isEmpty() ? "no pending change; shown for a change to " : "pending change to ")
+            + changed.stream()
+                .map(id -> tableName(connection, id))
+                .collect(Collectors.joining(", ")));
+    if (!delta.terms().isEmpty()) {
+      lines.add(
+          "join expansion: "
+              + delta.joins()
+              + " (ivm_join_strategy = "
+              + settings.get(IvmSetting.JOIN_STRATEGY)
+              + "); terms (Δt change, t current state, t⁻ previous state):");
+      delta.terms().forEach(t -> lines.add("  " + t));
+      whenInserts
+          .delta()
+          .pruned()
+          .forEach(p -> lines.add("  when every change is an insert: " + p));
+      if (delta.negativeWeightsPossible()) {
+        lines.add(
+            "  an insert-only change can give rows of negative weight here: the append path"
+                + " consolidates them first");
+      }
+    }
+    lines.add("delta plan:");
+    delta.deltaPlan().lines().forEach(l -> lines.add("  " + l));
+    lines.add("refresh statements, in one transaction:");
+    CatalogSnapshot catalog = connection.database().catalog();
+    List<TrackedTable> inputs = new ArrayList<>();
+    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
+    lines.add("  find the pending change:");
+    lines.add("    " + ChangeLogs.pendingChangesSql(view.id(), inputs));
+    lines.add("  per changed table that other views read too: seal its captured rows");
+    lines.add("  per changed table: the temporary view of its change, e.g.");
+    lines.add("    " + ChangeLogs.pendingViewSql(inputs.get(0), 0));
+    for (MergeStrategy strategy : delta.statements().keySet()) {
+      lines.add("  merge when " + strategy + ":");
+      for (String sql : delta.statementsFor(strategy)) {
+        sql.lines().forEach(l -> lines.add("    " + l));
+      }
+    }
+    lines.add("  advance the view's watermarks, delete the change rows every reader has consumed");
+    return lines;
+  }
+
+  private static String describe(MergeStrategy strategy) {
+    switch (strategy) {
+      case BAG_COUNTED:
+        return "bag view: fan out net inserts, delete exactly the net deleted copies;"
+            + " BAG_APPEND when every change is an insert and ivm_skip_projection_delete is on";
+      case GROUP_MERGE:
+        return "aggregate view: one MERGE of each touched group's state change;"
+            + " GROUP_APPEND (no empty-group delete) when every change is an insert"
+            + " and ivm_skip_aggregate_delete is on";
+      case GROUP_RECOMPUTE:
+        return "aggregate view with MIN/MAX: the groups a change touches are recomputed from the"
+            + " base table; with an insert-only change and ivm_minmax_incremental on, MIN/MAX"
+            + " fold with LEAST/GREATEST in a MERGE instead";
+      default:
+        return strategy.name();
+    }
+  }
+
+  private static String tableName(IvmConnection connection, int tableId) {
+    return connection.database().catalog().trackedTable(tableId).relation().displayName();
+  }
+}
