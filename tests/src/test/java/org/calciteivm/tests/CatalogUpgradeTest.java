@@ -34,6 +34,7 @@ class CatalogUpgradeTest {
         Statement s = plain.createStatement()) {
       s.execute("DROP VIEW ivm_views");
       s.execute("DROP TABLE _ivm.programs");
+      s.execute("ALTER TABLE _ivm.view_inputs DROP COLUMN columns_read");
       for (String column :
           new String[] {
             "hidden_columns",
@@ -58,6 +59,13 @@ class CatalogUpgradeTest {
         assertThat(rs.getLong(3)).isZero();
         assertThat(rs.next()).isFalse();
       }
+      // the columns each view reads were not recorded: ALTER TABLE plans the view to know them
+      s.execute("ALTER TABLE t ADD COLUMN extra INTEGER");
+      assertThatThrownBy(() -> s.execute("ALTER TABLE t DROP COLUMN v"))
+          .hasMessageContaining("materialized view \"f\" reads it");
+      s.execute("INSERT INTO t VALUES (4, 'd', 0)");
+      s.execute("REFRESH MATERIALIZED VIEW f");
+      ViewCheck.assertMatches(ivm, "f", "SELECT k, v FROM t WHERE k > 1", "after ALTER TABLE");
       // planned again, since the old catalog had no program: its shape is now recorded
       try (ResultSet rs = s.executeQuery("SELECT scanned_table_ids FROM _ivm.views")) {
         assertThat(rs.next()).isTrue();

@@ -1,12 +1,17 @@
 package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +47,9 @@ public final class IvmCatalog {
           + " refresh_count BIGINT NOT NULL DEFAULT 0, last_refresh_ms DOUBLE,"
           + " scanned_table_ids INTEGER[]";
 
+  /** The columns of {@code view_inputs} added after its first release. */
+  private static final String ADDED_INPUT_COLUMNS = ", columns_read VARCHAR[]";
+
   private IvmCatalog() {}
 
   /**
@@ -60,12 +68,8 @@ public final class IvmCatalog {
     boolean exists = exists(connection);
     List<String> missing = new ArrayList<>();
     if (exists) {
-      List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views");
-      for (String column : ADDED_VIEW_COLUMNS.substring(2).split(",")) {
-        if (!present.contains(column.trim().split(" ")[0])) {
-          missing.add(column.trim());
-        }
-      }
+      missing.addAll(missingColumns(connection, VIEWS, "views", ADDED_VIEW_COLUMNS));
+      missing.addAll(missingColumns(connection, INPUTS, "view_inputs", ADDED_INPUT_COLUMNS));
     }
     boolean programs =
         exists && !DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "programs").isEmpty();
@@ -82,8 +86,8 @@ public final class IvmCatalog {
     connection.setAutoCommit(false);
     try (Statement s = connection.createStatement()) {
       ensureExists(connection);
-      for (String column : missing) {
-        s.execute("ALTER TABLE " + VIEWS + " ADD COLUMN " + column);
+      for (String alteration : missing) {
+        s.execute(alteration);
       }
       StoredPrograms.forgetOtherBuilds(connection);
       if (systemView.isEmpty() || (!missing.isEmpty() && !systemView.get().isTable())) {
@@ -96,6 +100,19 @@ public final class IvmCatalog {
     } finally {
       connection.setAutoCommit(autoCommit);
     }
+  }
+
+  /** The ALTER TABLE statements that add the columns of {@code added} {@code table} lacks. */
+  private static List<String> missingColumns(
+      Connection connection, String table, String name, String added) throws SQLException {
+    List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, name);
+    List<String> missing = new ArrayList<>();
+    for (String column : added.substring(2).split(",")) {
+      if (!present.contains(column.trim().split(" ")[0])) {
+        missing.add("ALTER TABLE " + table + " ADD COLUMN " + column.trim());
+      }
+    }
+    return missing;
   }
 
   private static boolean isReadOnly(Connection connection) throws SQLException {
@@ -128,7 +145,9 @@ public final class IvmCatalog {
           "CREATE TABLE IF NOT EXISTS "
               + INPUTS
               + " (view_id INTEGER NOT NULL, table_id INTEGER NOT NULL,"
-              + " watermark BIGINT NOT NULL)");
+              + " watermark BIGINT NOT NULL"
+              + ADDED_INPUT_COLUMNS
+              + ")");
       s.execute(
           "CREATE TABLE IF NOT EXISTS "
               + IDS
@@ -172,11 +191,23 @@ public final class IvmCatalog {
       }
     }
     Map<Integer, List<Integer>> inputs = new LinkedHashMap<>();
+    Map<Integer, Map<Integer, ImmutableSet<String>>> columnsRead = new HashMap<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =
-            s.executeQuery("SELECT view_id, table_id FROM " + INPUTS + " ORDER BY 1, 2")) {
+            s.executeQuery(
+                "SELECT view_id, table_id, columns_read FROM " + INPUTS + " ORDER BY 1, 2")) {
       while (rs.next()) {
         inputs.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>()).add(rs.getInt(2));
+        Array read = rs.getArray(3);
+        if (read != null) {
+          ImmutableSet.Builder<String> names = ImmutableSet.builder();
+          for (Object column : (Object[]) read.getArray()) {
+            names.add((String) column);
+          }
+          columnsRead
+              .computeIfAbsent(rs.getInt(1), k -> new HashMap<>())
+              .put(rs.getInt(2), names.build());
+        }
       }
     }
     List<ViewEntry> views = new ArrayList<>();
@@ -192,7 +223,12 @@ public final class IvmCatalog {
                 rs.getString(2),
                 rs.getString(3),
                 MergeStrategy.valueOf(rs.getString(4)),
-                ImmutableList.copyOf(inputs.getOrDefault(id, List.of()))));
+                ImmutableList.copyOf(inputs.getOrDefault(id, List.of())),
+                // a view created before the columns were recorded has none: it is planned
+                inputs.getOrDefault(id, List.of()).size()
+                        == columnsRead.getOrDefault(id, Map.of()).size()
+                    ? ImmutableMap.copyOf(columnsRead.getOrDefault(id, Map.of()))
+                    : null));
       }
     }
     return new CatalogSnapshot(tables, views);
@@ -285,7 +321,8 @@ public final class IvmCatalog {
 
   /**
    * Registers a view, whose stored table has the hidden columns {@code hiddenColumns}, and its
-   * inputs, each with watermark {@code watermarks[i]}.
+   * inputs, each with watermark {@code watermarks[i]} and the columns of it the view reads, {@code
+   * columnsRead[i]}.
    */
   public static int addView(
       Connection connection,
@@ -294,7 +331,8 @@ public final class IvmCatalog {
       MergeStrategy strategy,
       List<String> hiddenColumns,
       List<Integer> tableIds,
-      List<Long> watermarks)
+      List<Long> watermarks,
+      List<? extends Collection<String>> columnsRead)
       throws SQLException {
     int id = nextId(connection, VIEWS, "view_id");
     try (PreparedStatement s =
@@ -311,13 +349,20 @@ public final class IvmCatalog {
       s.setString(4, strategy.name());
       s.executeUpdate();
     }
-    try (PreparedStatement s =
-        connection.prepareStatement("INSERT INTO " + INPUTS + " VALUES (?, ?, ?)")) {
+    try (Statement s = connection.createStatement()) {
       for (int i = 0; i < tableIds.size(); i++) {
-        s.setInt(1, id);
-        s.setInt(2, tableIds.get(i));
-        s.setLong(3, watermarks.get(i));
-        s.executeUpdate();
+        s.execute(
+            "INSERT INTO "
+                + INPUTS
+                + " (view_id, table_id, watermark, columns_read) VALUES ("
+                + id
+                + ", "
+                + tableIds.get(i)
+                + ", "
+                + watermarks.get(i)
+                + ", "
+                + listLiteral(List.copyOf(columnsRead.get(i)))
+                + ")");
       }
     }
     return id;

@@ -1,10 +1,13 @@
 package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A materialized view in calcite-ivm's catalog.
@@ -14,13 +17,16 @@ import org.calciteivm.core.MergeStrategy;
  * @param query its defining query as the user wrote it
  * @param strategy the merge strategy its shape needs
  * @param inputTableIds the ids of the tracked tables it reads
+ * @param columnsRead per tracked table it reads, the names of the columns it reads; null for a view
+ *     created before they were recorded
  */
 public record ViewEntry(
     int id,
     String name,
     String query,
     MergeStrategy strategy,
-    ImmutableList<Integer> inputTableIds) {
+    ImmutableList<Integer> inputTableIds,
+    @Nullable ImmutableMap<Integer, ImmutableSet<String>> columnsRead) {
 
   /** The quoted name of the table that stores the view's rows. */
   public String dataTable() {

@@ -19,6 +19,7 @@ import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
+import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
 import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
@@ -65,28 +66,42 @@ public final class BaseTableAlterations {
     MaterializedViews.requireNoTransaction(connection, "ALTER TABLE of a table views read");
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
-    database.changeCatalog(
-        () ->
-            connection.atomically(
-                () -> {
-                  alterInTransaction(duckDb, IvmCatalog.load(duckDb), alter, sql);
-                  return null;
-                }));
-    // the views' programs were planned against the table's old columns
-    for (ViewEntry view : database.catalog().viewsReading(found.get().id())) {
-      database.evictProgram(view.id());
+    Map<ViewEntry, ViewCompiler> replanned =
+        database.changeCatalog(
+            () ->
+                connection.atomically(
+                    () -> alterInTransaction(duckDb, IvmCatalog.load(duckDb), alter, sql)));
+    // the views' programs were compiled against the table's old columns: the plans that checked
+    // the change compile the new ones
+    List<TrackedTable> tracked = database.catalog().trackedTables();
+    for (Map.Entry<ViewEntry, ViewCompiler> view : replanned.entrySet()) {
+      database.evictProgram(view.getKey().id());
+      database.cacheProgram(
+          view.getKey().id(),
+          ViewPrograms.planned(database, view.getKey(), view.getValue(), tracked));
     }
     return true;
   }
 
-  private static void alterInTransaction(
+  /**
+   * Runs the ALTER TABLE and its checks; returns, per view reading the table, its plan on the
+   * altered table.
+   */
+  private static Map<ViewEntry, ViewCompiler> alterInTransaction(
       Connection duckDb, CatalogSnapshot catalog, AlterTable alter, String sql)
       throws SQLException {
     TrackedTable table =
         catalog
             .trackedTable(alter.target().schema(), alter.target().name())
             .orElseThrow(() -> new SQLException("table " + alter.target() + " is not tracked"));
-    Map<ViewEntry, Set<String>> before = columnsRead(duckDb, catalog, table);
+    Map<ViewEntry, Set<String>> before = new LinkedHashMap<>();
+    for (ViewEntry view : catalog.viewsReading(table.id())) {
+      before.put(
+          view,
+          view.columnsRead() != null
+              ? view.columnsRead().get(table.id())
+              : columnsRead(plan(duckDb, catalog, view), table));
+    }
     String column = alter.column();
     boolean changesColumn =
         alter.alteration() == TableAlteration.DROP_COLUMN
@@ -114,9 +129,11 @@ public final class BaseTableAlterations {
     }
     CatalogSnapshot altered = IvmCatalog.load(duckDb);
     TrackedTable alteredTable = altered.trackedTable(table.id());
-    Map<ViewEntry, Set<String>> after;
+    Map<ViewEntry, ViewCompiler> after = new LinkedHashMap<>();
     try {
-      after = columnsRead(duckDb, altered, alteredTable);
+      for (ViewEntry view : altered.viewsReading(alteredTable.id())) {
+        after.put(view, plan(duckDb, altered, view));
+      }
     } catch (SQLException e) {
       throw new SQLException(
           "cannot "
@@ -128,8 +145,8 @@ public final class BaseTableAlterations {
           "2BP01",
           e);
     }
-    for (Map.Entry<ViewEntry, Set<String>> view : after.entrySet()) {
-      if (!view.getValue().equals(before.get(view.getKey()))) {
+    for (Map.Entry<ViewEntry, ViewCompiler> view : after.entrySet()) {
+      if (!columnsRead(view.getValue(), alteredTable).equals(before.get(view.getKey()))) {
         throw refusal(
             alter,
             ViewEntry.dependents(List.of(view.getKey()), "would", "would")
@@ -142,28 +159,25 @@ public final class BaseTableAlterations {
     // their programs were compiled against the table's old columns
     StoredPrograms.forget(
         duckDb, altered.viewsReading(table.id()).stream().map(ViewEntry::id).toList());
+    return after;
   }
 
-  /** Per view reading {@code table}, the names of the table's columns it reads. */
-  private static Map<ViewEntry, Set<String>> columnsRead(
-      Connection duckDb, CatalogSnapshot catalog, TrackedTable table) throws SQLException {
-    Map<ViewEntry, Set<String>> columns = new LinkedHashMap<>();
-    for (ViewEntry view : catalog.viewsReading(table.id())) {
-      Map<List<String>, ? extends Set<String>> used =
-          ViewCompiler.plan(duckDb, view.name(), view.query(), catalog.trackedTables())
-              .analysis()
-              .usedColumns();
-      Set<String> read = Set.of();
-      for (Map.Entry<List<String>, ? extends Set<String>> entry : used.entrySet()) {
-        List<String> name = entry.getKey();
-        if (name.get(name.size() - 1).equalsIgnoreCase(table.relation().name())
-            && name.get(name.size() - 2).equalsIgnoreCase(table.relation().schema())) {
-          read = Set.copyOf(entry.getValue());
-        }
+  private static ViewCompiler plan(Connection duckDb, CatalogSnapshot catalog, ViewEntry view)
+      throws SQLException {
+    return ViewCompiler.plan(duckDb, view.name(), view.query(), catalog.trackedTables());
+  }
+
+  /** The names of the columns of {@code table} the view {@code compiler} planned reads. */
+  private static Set<String> columnsRead(ViewCompiler compiler, TrackedTable table) {
+    for (Map.Entry<List<String>, ? extends Set<String>> entry :
+        compiler.analysis().usedColumns().entrySet()) {
+      List<String> name = entry.getKey();
+      if (name.get(name.size() - 1).equalsIgnoreCase(table.relation().name())
+          && name.get(name.size() - 2).equalsIgnoreCase(table.relation().schema())) {
+        return Set.copyOf(entry.getValue());
       }
-      columns.put(view, read);
     }
-    return columns;
+    return Set.of();
   }
 
   private static boolean containsIgnoreCase(Set<String> names, String name) {

@@ -1,6 +1,8 @@
 package org.calciteivm.jdbc.ddl;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
@@ -98,6 +100,8 @@ public final class MaterializedViews {
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
     List<Integer> tableIds = new ArrayList<>();
     List<Long> watermarks = new ArrayList<>();
+    List<Set<String>> columnsRead = new ArrayList<>();
+    ImmutableMap.Builder<Integer, ImmutableSet<String>> read = ImmutableMap.builder();
     for (List<String> qualifiedName : analysis.baseTables()) {
       String schema = qualifiedName.get(qualifiedName.size() - 2);
       String table = qualifiedName.get(qualifiedName.size() - 1);
@@ -135,6 +139,8 @@ public final class MaterializedViews {
       }
       compiler.tracked(trackedTable);
       tableIds.add(trackedTable.id());
+      columnsRead.add(columns);
+      read.put(trackedTable.id(), ImmutableSet.copyOf(columns));
       // changes committed before this transaction are in the view's first state: consume them
       watermarks.add(ChangeLogs.seal(duckDb, trackedTable));
     }
@@ -146,10 +152,10 @@ public final class MaterializedViews {
             analysis.strategy(),
             compiler.hiddenColumns(),
             tableIds,
-            watermarks);
+            watermarks,
+            columnsRead);
     SystemView.replace(duckDb);
-    ViewEntry view =
-        new ViewEntry(id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds));
+    ViewEntry view = IvmCatalog.load(duckDb).view(name).orElseThrow();
     try (Statement s = duckDb.createStatement()) {
       for (String sql : compiler.creationSql(view)) {
         s.execute(sql);

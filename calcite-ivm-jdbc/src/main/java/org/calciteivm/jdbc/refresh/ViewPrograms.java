@@ -75,17 +75,28 @@ public final class ViewPrograms {
     }
     List<TrackedTable> tracked = database.catalog().trackedTables();
     ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
-    ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
+    RefreshProgram program = planned(database, view, compiler, tracked);
     try (Connection own = database.newConnection()) {
-      StoredPrograms.storeScans(own, view.id(), scanned);
+      StoredPrograms.storeScans(own, view.id(), program.scannedTableIds());
     } catch (SQLException e) {
       // only a cache: the next process plans the view again
     }
+    return program;
+  }
+
+  /**
+   * The program of {@code view} from {@code compiler}, its plan made just now (by ALTER TABLE's
+   * check, or for a view whose programs were never stored): delta programs compile from that plan
+   * when a refresh needs them, and are stored then.
+   */
+  public static RefreshProgram planned(
+      IvmDatabase database, ViewEntry view, ViewCompiler compiler, Collection<TrackedTable> tracked)
+      throws SQLException {
     return new RefreshProgram(
         view.name(),
         view.strategy(),
         compiler.hiddenColumns(),
-        scanned,
-        new StoredDeltas(database, view, stored, compiler.deltaCompiler(view, tracked)));
+        compiler.scannedTableIds(tracked),
+        new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked)));
   }
 }
