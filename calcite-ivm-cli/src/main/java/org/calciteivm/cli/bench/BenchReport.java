@@ -2,7 +2,6 @@ package org.calciteivm.cli.bench;
 
 import static java.util.Objects.requireNonNull;
 import static java.util.stream.Collectors.groupingBy;
-import static java.util.stream.Collectors.joining;
 import static java.util.stream.Collectors.toList;
 
 import java.awt.BasicStroke;
@@ -77,7 +76,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  *
  * <ul>
  *   <li>{@value #CSV_FILE}: every measurement, one row each in the given order, with the derived
- *       speedup, rows per second and capture overhead ({@link #csv()});
+ *       speedup, rows per second and capture overhead ({@link MeasurementsCsv});
  *   <li>{@value #SUMMARY_FILE}: the run's context and tables of medians ({@link #markdown()});
  *   <li>{@value #REFRESH_TIME_CHART_FILE}: refresh and recompute time against the delta size, one
  *       panel per view, both axes logarithmic;
@@ -118,25 +117,6 @@ public final class BenchReport {
 
   /** The height of one view's panel in the charts, in pixels. */
   public static final int PANEL_HEIGHT = 450;
-
-  /** The header of {@value #CSV_FILE}. */
-  static final List<String> CSV_HEADER =
-      List.of(
-          "view",
-          "kind",
-          "delta_fraction",
-          "rep",
-          "changed_rows",
-          "captured_dml_ms",
-          "plain_dml_ms",
-          "refresh_ms",
-          "recompute_ms",
-          "noop_refresh_ms",
-          "peak_memory_bytes",
-          "correct",
-          "speedup",
-          "rows_per_second",
-          "capture_overhead");
 
   /** The delta size of the compact speedup table, if the run has it. */
   private static final double COMPACT_DELTA_FRACTION = 0.001;
@@ -341,44 +321,19 @@ public final class BenchReport {
    */
   public void write(Path dir) throws IOException {
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(CSV_FILE), csv(), StandardCharsets.UTF_8);
+    MeasurementsCsv.write(measurements, dir.resolve(CSV_FILE));
     Files.writeString(dir.resolve(SUMMARY_FILE), markdown(), StandardCharsets.UTF_8);
     writePng(refreshTimeChart(), dir.resolve(REFRESH_TIME_CHART_FILE));
     writePng(speedupChart(), dir.resolve(SPEEDUP_CHART_FILE));
   }
 
   /**
-   * The measurements as CSV: a header row, then one row per measurement in the given order, with
-   * fields quoted as RFC 4180 says and rows ended by {@code \n}. Numbers are plain decimals ({@code
-   * 0.001}, not {@code 1.0E-3}); a derived ratio that is not finite (over a zero time) is an empty
-   * field.
+   * The measurements as CSV, the content of {@value #CSV_FILE} ({@link MeasurementsCsv}).
    *
    * @return the CSV text
    */
   public String csv() {
-    StringBuilder csv = new StringBuilder();
-    appendCsvRow(csv, CSV_HEADER);
-    for (Measurement m : measurements) {
-      appendCsvRow(
-          csv,
-          List.of(
-              m.view(),
-              m.kind(),
-              csvNumber(m.deltaFraction()),
-              Integer.toString(m.rep()),
-              Long.toString(m.changedRows()),
-              csvNumber(m.capturedDmlMillis()),
-              csvNumber(m.plainDmlMillis()),
-              csvNumber(m.refreshMillis()),
-              csvNumber(m.recomputeMillis()),
-              csvNumber(m.noopRefreshMillis()),
-              Long.toString(m.peakMemoryBytes()),
-              Boolean.toString(m.correct()),
-              csvNumber(m.speedup()),
-              csvNumber(m.rowsPerSecond()),
-              csvNumber(m.captureOverhead())));
-    }
-    return csv.toString();
+    return MeasurementsCsv.toCsv(measurements);
   }
 
   /**
@@ -947,28 +902,8 @@ public final class BenchReport {
     return Double.isFinite(value) && value > 0;
   }
 
-  private static void appendCsvRow(StringBuilder csv, List<String> fields) {
-    csv.append(fields.stream().map(BenchReport::csvField).collect(joining(","))).append('\n');
-  }
-
-  /** A CSV field, quoted as RFC 4180 says if it holds a comma, a quote or a line break. */
-  static String csvField(String field) {
-    if (field.indexOf(',') < 0
-        && field.indexOf('"') < 0
-        && field.indexOf('\n') < 0
-        && field.indexOf('\r') < 0) {
-      return field;
-    }
-    return '"' + field.replace("\"", "\"\"") + '"';
-  }
-
-  /** A number for the CSV: a plain decimal, or empty if not finite. */
-  private static String csvNumber(double value) {
-    return Double.isFinite(value) ? plain(value) : "";
-  }
-
   /** A number as a decimal without exponent that reads back as the same double. */
-  private static String plain(double value) {
+  static String plain(double value) {
     return value == 0 ? "0" : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
