@@ -174,7 +174,7 @@ public final class MeasurementsCsv {
 
   /** A number for the CSV: a plain decimal, or empty if not finite. */
   private static String number(double value) {
-    return Double.isFinite(value) ? BenchReport.plain(value) : "";
+    return Double.isFinite(value) ? ReportFormats.plain(value) : "";
   }
 
   /** A number read back: an empty field is a value that was not finite. */
