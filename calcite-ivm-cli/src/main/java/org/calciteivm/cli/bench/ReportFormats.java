@@ -17,7 +17,6 @@ final class ReportFormats {
 
   /** A number as a decimal without exponent that reads back as the same double. */
   static String plain(double value) {
-    // BigDecimal.valueOf(0.0) would be written "0.0"
     return value == 0 ? "0" : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
