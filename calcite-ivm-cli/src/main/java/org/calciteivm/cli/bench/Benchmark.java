@@ -179,11 +179,11 @@ public final class Benchmark {
       changed += update(ivm, sql);
     }
     double capturedMillis = millisSince(start);
-    long[] peak = new long[1];
+    long peak;
     start = System.nanoTime();
     try (MemorySampler sampler = new MemorySampler(sampling)) {
       execute(ivm, "REFRESH MATERIALIZED VIEW " + view);
-      peak[0] = sampler.peak();
+      peak = sampler.peak();
     }
     double refreshMillis = millisSince(start);
     start = System.nanoTime();
@@ -209,7 +209,7 @@ public final class Benchmark {
         refreshMillis,
         recomputeMillis,
         noopMillis,
-        peak[0] + usedHeap(),
+        peak + usedHeap(),
         correct);
   }
 

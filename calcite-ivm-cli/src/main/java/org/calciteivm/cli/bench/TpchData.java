@@ -1,11 +1,6 @@
 package org.calciteivm.cli.bench;
 
-import io.trino.tpch.GenerateUtils;
-import io.trino.tpch.TpchColumn;
-import io.trino.tpch.TpchEntity;
-import io.trino.tpch.TpchTable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.math.BigDecimal;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -15,22 +10,11 @@ import java.nio.file.StandardOpenOption;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.StringJoiner;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import org.duckdb.DuckDBAppender;
+import org.calciteivm.cli.bench.TpchSchema.Table;
 import org.duckdb.DuckDBConnection;
-import org.duckdb.DuckDBPreparedStatement;
-import org.duckdb.QueryProgress;
 
 /**
  * The benchmark's TPC-H data: a DuckDB database file per scale factor and holdout fraction,
@@ -68,8 +52,12 @@ import org.duckdb.QueryProgress;
  * </ul>
  *
  * <p>The data depends only on the scale factor and the fraction: dbgen is deterministic, the
- * holdout is a hash of the key and rows are stored in key order whatever the number of generator
- * threads.
+ * holdout is a hash of the key ({@link Holdout}) and rows are stored in key order whatever the
+ * number of generator threads.
+ *
+ * <p>This class finds or generates the file; a generation stages the generated rows in memory
+ * ({@link TpchStaging}), then loads them into the tables of {@link TpchSchema} ({@link
+ * TpchLoading}).
  */
 public final class TpchData {
   /** The held-out orders, with their rank. */
@@ -95,72 +83,6 @@ public final class TpchData {
      */
     void progress(String phase, long done, long total);
   }
-
-  /**
-   * A TPC-H table: its generator, the key its rows are stored in and its constraints.
-   *
-   * @param split whether its rows are split between it and its holdout table
-   */
-  private record Table(TpchTable<?> source, String sortKey, String constraints, boolean split) {
-    String name() {
-      return source.getTableName();
-    }
-  }
-
-  /** The tables in the order of their foreign keys, referenced tables first. */
-  private static final List<Table> TABLES =
-      List.of(
-          new Table(TpchTable.REGION, "r_regionkey", "PRIMARY KEY (r_regionkey)", false),
-          new Table(
-              TpchTable.NATION,
-              "n_nationkey",
-              "PRIMARY KEY (n_nationkey),"
-                  + " FOREIGN KEY (n_regionkey) REFERENCES region (r_regionkey)",
-              false),
-          new Table(TpchTable.PART, "p_partkey", "PRIMARY KEY (p_partkey)", false),
-          new Table(
-              TpchTable.SUPPLIER,
-              "s_suppkey",
-              "PRIMARY KEY (s_suppkey),"
-                  + " FOREIGN KEY (s_nationkey) REFERENCES nation (n_nationkey)",
-              false),
-          new Table(
-              TpchTable.PART_SUPPLIER,
-              "ps_partkey, ps_suppkey",
-              "PRIMARY KEY (ps_partkey, ps_suppkey),"
-                  + " FOREIGN KEY (ps_partkey) REFERENCES part (p_partkey),"
-                  + " FOREIGN KEY (ps_suppkey) REFERENCES supplier (s_suppkey)",
-              false),
-          new Table(
-              TpchTable.CUSTOMER,
-              "c_custkey",
-              "PRIMARY KEY (c_custkey),"
-                  + " FOREIGN KEY (c_nationkey) REFERENCES nation (n_nationkey)",
-              false),
-          new Table(
-              TpchTable.ORDERS,
-              "o_orderkey",
-              "PRIMARY KEY (o_orderkey),"
-                  + " FOREIGN KEY (o_custkey) REFERENCES customer (c_custkey)",
-              true),
-          new Table(
-              TpchTable.LINE_ITEM,
-              "l_orderkey, l_linenumber",
-              "FOREIGN KEY (l_orderkey) REFERENCES orders (o_orderkey),"
-                  + " FOREIGN KEY (l_partkey, l_suppkey)"
-                  + " REFERENCES partsupp (ps_partkey, ps_suppkey)",
-              true));
-
-  /** The in-memory database the generators append to, attached to the one being generated. */
-  private static final String STAGE = "tpch_stage";
-
-  /** The column of the staged held-out orders that {@value #HOLDOUT_RANK} is computed from. */
-  private static final String HOLDOUT_HASH = "holdout_hash";
-
-  private static final long POLL_MILLIS = 200;
-
-  /** Rows a generator thread produces between two updates of the shared progress counter. */
-  private static final int PROGRESS_BATCH = 10_000;
 
   private TpchData() {}
 
@@ -201,7 +123,7 @@ public final class TpchData {
         }
         deleteDatabase(partial); // left over by an interrupted generation
         try {
-          new Generation(partial, scaleFactor, holdoutFraction, progress).run();
+          generate(partial, scaleFactor, holdoutFraction, progress);
           Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
         } finally {
           deleteDatabase(partial);
@@ -229,37 +151,40 @@ public final class TpchData {
     return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
-  /** Whether the order {@code orderKey} is held out at {@code fraction}. */
-  static boolean isHeldOut(long orderKey, double fraction) {
-    return holdoutHash(orderKey) * 0x1.0p-53 < fraction;
-  }
-
   /**
-   * A pseudo-random 53-bit value of an order key, uniform in [0, 2^53): SplitMix64's finalizer,
-   * chosen over DuckDB's {@code hash()} because it can never change with a DuckDB version.
+   * Generates a database file: rows are staged in an attached in-memory database by one generator
+   * thread per processor, each table is loaded from there into its constrained table, then the
+   * statistics are computed and the file checkpointed.
    */
-  static long holdoutHash(long orderKey) {
-    long z = orderKey + 0x9E3779B97F4A7C15L;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return (z ^ (z >>> 31)) >>> 11;
-  }
-
-  /** Waits for a task to end, whatever its outcome, keeping but not obeying interrupts. */
-  private static void awaitQuietly(Future<?> future) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        future.get();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException e) {
-        break;
+  private static void generate(
+      Path file, double scaleFactor, double holdoutFraction, ProgressListener progress)
+      throws SQLException, IOException {
+    int threads = Runtime.getRuntime().availableProcessors();
+    AtomicInteger ids = new AtomicInteger();
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            threads,
+            task -> {
+              Thread thread = new Thread(task, "tpch-generator-" + ids.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    try (DuckDBConnection connection =
+            DriverManager.getConnection("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
+        Statement statement = connection.createStatement()) {
+      TpchStaging staging =
+          new TpchStaging(connection, executor, threads, scaleFactor, holdoutFraction, progress);
+      TpchLoading loading = new TpchLoading(connection, executor, progress);
+      statement.execute("ATTACH ':memory:' AS " + TpchStaging.STAGE);
+      for (Table table : TpchSchema.TABLES) {
+        staging.stage(table);
+        loading.load(table);
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+      statement.execute("DETACH " + TpchStaging.STAGE);
+      loading.execute("ANALYZE", "analyze");
+      loading.execute("CHECKPOINT", "checkpoint");
+    } finally {
+      executor.shutdownNow();
     }
   }
 
@@ -267,322 +192,5 @@ public final class TpchData {
   private static void deleteDatabase(Path file) throws IOException {
     Files.deleteIfExists(file);
     Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".wal"));
-  }
-
-  /**
-   * The column definitions of a generated table, in the generator's order; every column is {@code
-   * NOT NULL}, as in TPC-H's own schema, which also tells calcite-ivm that no value is null.
-   */
-  private static String columnDefinitions(TpchTable<?> table) {
-    StringJoiner columns = new StringJoiner(", ");
-    for (TpchColumn<?> column : table.getColumns()) {
-      String type =
-          switch (column.getType().getBase()) {
-            case IDENTIFIER -> "BIGINT";
-            case INTEGER -> "INTEGER";
-            case DATE -> "DATE";
-            // Every DOUBLE of TPC-H is money, a quantity or a rate with two decimals.
-            case DOUBLE -> "DECIMAL(15,2)";
-            case VARCHAR -> "VARCHAR";
-          };
-      columns.add(column.getColumnName() + " " + type + " NOT NULL");
-    }
-    return columns.toString();
-  }
-
-  /** Appends one generated row's columns to the current row of {@code appender}. */
-  private static <E extends TpchEntity> void appendColumns(
-      DuckDBAppender appender, List<TpchColumn<E>> columns, E row) throws SQLException {
-    for (TpchColumn<E> column : columns) {
-      switch (column.getType().getBase()) {
-        case IDENTIFIER -> appender.append(column.getIdentifier(row));
-        case INTEGER -> appender.append(column.getInteger(row));
-        case DATE -> appender.appendEpochDays(column.getDate(row));
-        // dbgen computes in cents and divides by 100: rounding recovers the cents exactly.
-        case DOUBLE -> appender.appendDecimal(Math.round(column.getDouble(row) * 100));
-        case VARCHAR -> appender.append(column.getString(row));
-      }
-    }
-  }
-
-  /**
-   * One generation of a database file.
-   *
-   * <p>Appending to tables with primary and foreign keys is slow (DuckDB checks and indexes each
-   * appended chunk: at SF 1 the load took twice as long), so generator threads append in parallel
-   * to unconstrained tables of an attached in-memory database; each table is then copied in key
-   * order into its constrained table with one {@code INSERT ... SELECT} and its staged copy
-   * dropped, so memory holds at most one staged table.
-   */
-  private static final class Generation {
-    private final Path file;
-    private final double scaleFactor;
-    private final double holdoutFraction;
-    private final ProgressListener progress;
-    private final int threads = Runtime.getRuntime().availableProcessors();
-    private final ExecutorService executor;
-    private DuckDBConnection connection;
-
-    /** Set when a part of a table failed, to stop the others. */
-    private volatile boolean stopped;
-
-    Generation(Path file, double scaleFactor, double holdoutFraction, ProgressListener progress) {
-      this.file = file;
-      this.scaleFactor = scaleFactor;
-      this.holdoutFraction = holdoutFraction;
-      this.progress = progress;
-      AtomicInteger ids = new AtomicInteger();
-      this.executor =
-          Executors.newFixedThreadPool(
-              threads,
-              task -> {
-                Thread thread = new Thread(task, "tpch-generator-" + ids.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-              });
-    }
-
-    void run() throws SQLException, IOException {
-      try (DuckDBConnection opened =
-              DriverManager.getConnection("jdbc:duckdb:" + file).unwrap(DuckDBConnection.class);
-          Statement statement = opened.createStatement()) {
-        connection = opened;
-        statement.execute("ATTACH ':memory:' AS " + STAGE);
-        for (Table table : TABLES) {
-          stage(table);
-          load(table);
-        }
-        statement.execute("DETACH " + STAGE);
-        execute("ANALYZE", "analyze");
-        execute("CHECKPOINT", "checkpoint");
-      } finally {
-        executor.shutdownNow();
-      }
-    }
-
-    /** Generates a table into the stage, and its held-out rows into the holdout's stage. */
-    private void stage(Table table) throws SQLException, IOException {
-      String columns = columnDefinitions(table.source());
-      try (Statement statement = connection.createStatement()) {
-        statement.execute("CREATE TABLE " + STAGE + "." + table.name() + " (" + columns + ")");
-        if (table.split()) {
-          statement.execute(
-              "CREATE TABLE "
-                  + STAGE
-                  + ".holdout_"
-                  + table.name()
-                  + " ("
-                  + columns
-                  + (table.source() == TpchTable.ORDERS ? ", " + HOLDOUT_HASH + " BIGINT" : "")
-                  + ")");
-        }
-      }
-      // region and nation are constants: one generator (dbgen does not split them either).
-      int parts = total(table) < 1000 ? 1 : threads;
-      AtomicLong done = new AtomicLong();
-      String phase = "generate " + table.name();
-      progress.progress(phase, 0, total(table));
-      // Connections are duplicated here, not in the tasks: DuckDB's driver does not promise that
-      // duplicating one connection from several threads at once is safe.
-      List<DuckDBConnection> duplicates = new ArrayList<>();
-      List<Future<?>> futures = new ArrayList<>();
-      try {
-        for (int part = 1; part <= parts; part++) {
-          DuckDBConnection duplicate = connection.duplicate().unwrap(DuckDBConnection.class);
-          duplicates.add(duplicate);
-          int thisPart = part;
-          futures.add(
-              executor.submit(
-                  () -> {
-                    stagePart(duplicate, table.source(), table.split(), thisPart, parts, done);
-                    return null;
-                  }));
-        }
-        for (Future<?> future : futures) {
-          await(future, () -> progress.progress(phase, done.get(), total(table)));
-        }
-      } catch (IOException | SQLException | RuntimeException | Error e) {
-        // Stop the other parts before their connections are closed.
-        stopped = true;
-        futures.forEach(TpchData::awaitQuietly);
-        throw e;
-      } finally {
-        for (DuckDBConnection duplicate : duplicates) {
-          duplicate.close();
-        }
-      }
-      progress.progress(phase, total(table), total(table));
-    }
-
-    /**
-     * Generates part {@code part} of {@code parts} of a table through its own connection; progress
-     * counts distinct order keys for the split tables, so that lineitem's total is known.
-     */
-    private <E extends TpchEntity> void stagePart(
-        DuckDBConnection duplicate,
-        TpchTable<E> source,
-        boolean split,
-        int part,
-        int parts,
-        AtomicLong done)
-        throws SQLException {
-      List<TpchColumn<E>> columns = source.getColumns();
-      TpchColumn<E> orderKeyColumn = columns.get(0); // o_orderkey, l_orderkey
-      boolean orders = source == TpchTable.ORDERS;
-      String name = source.getTableName();
-      try (DuckDBAppender loaded = duplicate.createAppender(STAGE, "main", name);
-          DuckDBAppender held =
-              split ? duplicate.createAppender(STAGE, "main", "holdout_" + name) : null) {
-        long units = 0;
-        long previousKey = -1;
-        for (E row : source.createGenerator(scaleFactor, part, parts)) {
-          long orderKey = split ? orderKeyColumn.getIdentifier(row) : 0;
-          DuckDBAppender target = split && isHeldOut(orderKey, holdoutFraction) ? held : loaded;
-          target.beginRow();
-          appendColumns(target, columns, row);
-          if (orders && target == held) {
-            target.append(holdoutHash(orderKey));
-          }
-          target.endRow();
-          if (!split || orderKey != previousKey) {
-            previousKey = orderKey;
-            if (++units == PROGRESS_BATCH) {
-              done.addAndGet(units);
-              units = 0;
-              if (stopped) {
-                return; // another part failed
-              }
-            }
-          }
-        }
-        done.addAndGet(units);
-      }
-    }
-
-    /** Copies a staged table in key order into its constrained table, and drops the stage. */
-    private void load(Table table) throws SQLException, IOException {
-      String name = table.name();
-      String columns = columnDefinitions(table.source());
-      try (Statement statement = connection.createStatement()) {
-        statement.execute(
-            "CREATE TABLE " + name + " (" + columns + ", " + table.constraints() + ")");
-        execute(
-            "INSERT INTO "
-                + name
-                + " SELECT * FROM "
-                + STAGE
-                + "."
-                + name
-                + " ORDER BY "
-                + table.sortKey(),
-            "load " + name);
-        statement.execute("DROP TABLE " + STAGE + "." + name);
-        if (table.split()) {
-          String holdout = "holdout_" + name;
-          String staged = STAGE + "." + holdout;
-          boolean orders = table.source() == TpchTable.ORDERS;
-          statement.execute(
-              "CREATE TABLE "
-                  + holdout
-                  + " ("
-                  + columns
-                  + (orders ? ", " + HOLDOUT_RANK + " BIGINT NOT NULL" : "")
-                  + ")");
-          statement.execute(
-              "INSERT INTO "
-                  + holdout
-                  + (orders
-                      ? " SELECT * EXCLUDE ("
-                          + HOLDOUT_HASH
-                          + "), row_number() OVER (ORDER BY "
-                          + HOLDOUT_HASH
-                          + ", o_orderkey) FROM "
-                      : " SELECT * FROM ")
-                  + staged
-                  + " ORDER BY "
-                  + table.sortKey());
-          statement.execute("DROP TABLE " + staged);
-        }
-      }
-    }
-
-    /** Executes a statement, reporting DuckDB's progress of it as a percentage. */
-    private void execute(String sql, String phase) throws SQLException, IOException {
-      progress.progress(phase, 0, 100);
-      try (DuckDBPreparedStatement statement =
-          connection.prepareStatement(sql).unwrap(DuckDBPreparedStatement.class)) {
-        Future<Boolean> future = executor.submit((Callable<Boolean>) statement::execute);
-        try {
-          await(
-              future,
-              () -> {
-                QueryProgress now = statement.getQueryProgress();
-                if (now.getPercentage() >= 0) {
-                  progress.progress(phase, Math.round(now.getPercentage()), 100);
-                }
-              });
-        } catch (IOException | SQLException | RuntimeException | Error e) {
-          // Interrupted or the listener failed: stop the statement before closing it.
-          statement.cancel();
-          awaitQuietly(future);
-          throw e;
-        }
-      }
-      progress.progress(phase, 100, 100);
-    }
-
-    /** Something to do while waiting. */
-    private interface Poll {
-      void run() throws SQLException;
-    }
-
-    /**
-     * Waits for a task, polling every {@value #POLL_MILLIS} ms, and rethrows what it threw.
-     *
-     * @throws InterruptedIOException if the calling thread is interrupted
-     */
-    private static void await(Future<?> future, Poll poll) throws SQLException, IOException {
-      while (true) {
-        try {
-          future.get(POLL_MILLIS, TimeUnit.MILLISECONDS);
-          return;
-        } catch (TimeoutException e) {
-          poll.run();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("TPC-H generation interrupted");
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof SQLException sql) {
-            throw sql;
-          }
-          if (cause instanceof RuntimeException runtime) {
-            throw runtime;
-          }
-          if (cause instanceof Error error) {
-            throw error;
-          }
-          throw new IOException(cause);
-        }
-      }
-    }
-
-    /** The progress total of a table: its row count, for the split tables the number of orders. */
-    private long total(Table table) {
-      return switch (table.name()) {
-        case "region" -> 5;
-        case "nation" -> 25;
-        case "part" -> rows(200_000);
-        case "supplier" -> rows(10_000);
-        case "partsupp" -> 4 * rows(200_000); // four suppliers per part
-        case "customer" -> rows(150_000);
-        case "orders", "lineitem" -> rows(1_500_000);
-        default -> throw new IllegalArgumentException(table.name());
-      };
-    }
-
-    private long rows(int scaleBase) {
-      return GenerateUtils.calculateRowCount(scaleBase, scaleFactor, 1, 1);
-    }
   }
 }

@@ -29,16 +29,26 @@ class BenchReportTest {
           "v1.3.0",
           "0.1.0-SNAPSHOT");
 
-  /** Refresh times of the 3 repetitions relative to their group's base time. */
-  private static final double[] REFRESH_FACTORS = {1, 3, 1.25};
+  /**
+   * A repetition of the synthetic measurements.
+   *
+   * @param refreshFactor its refresh time relative to its group's base time
+   * @param recomputeMillis its recompute time
+   */
+  private record Rep(int rep, double refreshFactor, double recomputeMillis) {}
 
-  /** The delta sizes, and their refresh times relative to that of 0.1%. */
-  private static final double[] SIZES = {0.0001, 0.001, 0.01};
+  private static final List<Rep> REPS =
+      List.of(new Rep(1, 1, 1000), new Rep(2, 3, 900), new Rep(3, 1.25, 1100));
 
-  private static final double[] SIZE_FACTORS = {0.1, 1, 10};
+  /**
+   * A delta size of the synthetic measurements.
+   *
+   * @param refreshFactor its refresh times relative to those of 0.1%
+   */
+  private record Size(double fraction, double refreshFactor) {}
 
-  /** Recompute times of the 3 repetitions. */
-  private static final double[] RECOMPUTE_MILLIS = {1000, 900, 1100};
+  private static final List<Size> SIZES =
+      List.of(new Size(0.0001, 0.1), new Size(0.001, 1), new Size(0.01, 10));
 
   @TempDir Path dir;
 
@@ -53,24 +63,23 @@ class BenchReportTest {
     List<String> kinds = List.of("insert", "delete");
     for (int v = 0; v < views.size(); v++) {
       for (int k = 0; k < kinds.size(); k++) {
-        for (int s = 0; s < SIZES.length; s++) {
-          double size = SIZES[s];
-          for (int rep = 1; rep <= 3; rep++) {
-            double base = 10.0 * (v + 1) * (k + 1) * SIZE_FACTORS[s];
-            boolean correct = !(v == 1 && k == 1 && size == 0.01 && rep == 2);
+        for (Size size : SIZES) {
+          for (Rep rep : REPS) {
+            double base = 10.0 * (v + 1) * (k + 1) * size.refreshFactor();
+            boolean correct = !(v == 1 && k == 1 && size.fraction() == 0.01 && rep.rep() == 2);
             measurements.add(
                 new Measurement(
                     views.get(v),
                     kinds.get(k),
-                    size,
-                    rep,
-                    Math.round(1_000_000 * size),
-                    2.0 * rep,
-                    1.6 * rep,
-                    base * REFRESH_FACTORS[rep - 1],
-                    RECOMPUTE_MILLIS[rep - 1],
+                    size.fraction(),
+                    rep.rep(),
+                    Math.round(1_000_000 * size.fraction()),
+                    2.0 * rep.rep(),
+                    1.6 * rep.rep(),
+                    base * rep.refreshFactor(),
+                    rep.recomputeMillis(),
                     0.5,
-                    200_000_000L + rep,
+                    200_000_000L + rep.rep(),
                     correct));
           }
         }

@@ -1,0 +1,98 @@
+package org.calciteivm.cli.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A run's measurements as the summary and the charts aggregate them: grouped by view, kind of
+ * change and delta size ({@link MeasurementGroup}).
+ *
+ * <p>Views and kinds keep the order in which they first appear in the measurements, so that the
+ * report follows the order of the run; groups are sorted by view, then kind, then ascending delta
+ * size. Medians leave out values that are not finite (a ratio over a zero time, a time that is
+ * NaN), and the median of a ratio is the median of the single repetitions' ratios, not a ratio of
+ * medians.
+ *
+ * @param measurements the measurements in the given order
+ * @param views the distinct views in order of first appearance
+ * @param kinds the distinct kinds of change in order of first appearance
+ * @param groups the groups, sorted
+ */
+record MeasurementGroups(
+    List<Measurement> measurements,
+    List<String> views,
+    List<String> kinds,
+    List<MeasurementGroup> groups) {
+
+  /** What the repetitions of a group share; a new dimension of a run is one more component. */
+  private record Key(String view, String kind, double deltaFraction) {
+    static Key of(Measurement m) {
+      return new Key(m.view(), m.kind(), m.deltaFraction());
+    }
+  }
+
+  /** Copies the lists. */
+  MeasurementGroups {
+    measurements = List.copyOf(measurements);
+    views = List.copyOf(views);
+    kinds = List.copyOf(kinds);
+    groups = List.copyOf(groups);
+  }
+
+  /**
+   * Groups measurements.
+   *
+   * @param measurements the run's measurements, in any order; may be empty
+   * @return the groups
+   */
+  static MeasurementGroups of(List<Measurement> measurements) {
+    List<String> views = distinct(measurements, Measurement::view);
+    List<String> kinds = distinct(measurements, Measurement::kind);
+    Map<Key, List<Measurement>> byKey = new LinkedHashMap<>();
+    for (Measurement m : measurements) {
+      byKey.computeIfAbsent(Key.of(m), k -> new ArrayList<>()).add(m);
+    }
+    List<MeasurementGroup> groups =
+        byKey.keySet().stream()
+            .sorted(
+                Comparator.comparing((Key k) -> views.indexOf(k.view()))
+                    .thenComparing(k -> kinds.indexOf(k.kind()))
+                    .thenComparing(Key::deltaFraction))
+            .map(k -> new MeasurementGroup(k.view(), k.kind(), k.deltaFraction(), byKey.get(k)))
+            .toList();
+    return new MeasurementGroups(measurements, views, kinds, groups);
+  }
+
+  /** The groups of one view, sorted by kind and delta size. */
+  List<MeasurementGroup> ofView(String view) {
+    return groups.stream().filter(g -> g.view().equals(view)).toList();
+  }
+
+  /** Whether every refresh of a view equalled its recompute. */
+  boolean correct(String view) {
+    return ofView(view).stream().allMatch(g -> g.failures() == 0);
+  }
+
+  /** The median of a metric over measurements, leaving out values that are not finite; or NaN. */
+  static double median(List<Measurement> measurements, ToDoubleFunction<Measurement> metric) {
+    double[] values =
+        measurements.stream().mapToDouble(metric).filter(Double::isFinite).sorted().toArray();
+    int n = values.length;
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+
+  /** The distinct values of a property in the order of their first appearance. */
+  private static List<String> distinct(
+      List<Measurement> measurements, Function<Measurement, String> property) {
+    return List.copyOf(new LinkedHashSet<>(measurements.stream().map(property).toList()));
+  }
+}

@@ -1,0 +1,193 @@
+package org.calciteivm.cli.bench;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVPrinter;
+import org.apache.commons.csv.CSVRecord;
+
+/**
+ * The measurements as CSV ({@value BenchReport#CSV_FILE}): a header row, then one row per
+ * measurement in the given order, with the derived speedup, rows per second and capture overhead.
+ *
+ * <p>Fields are quoted as RFC 4180 says (Apache Commons CSV, {@link CSVFormat#RFC4180}) and rows
+ * end with {@code \n}. Numbers are plain decimals ({@code 0.001}, not {@code 1.0E-3}) that read
+ * back as the same double; a value that is not finite (a ratio over a zero time) is an empty field,
+ * which {@link #read} reads as NaN.
+ */
+public final class MeasurementsCsv {
+  /**
+   * One column of the file: its header and how a measurement's field is written. A new column is
+   * one more entry in {@link #COLUMNS}.
+   *
+   * @param derived whether the field is computed from others, and so not read back
+   */
+  private record Column(String name, Function<Measurement, String> field, boolean derived) {
+    Column(String name, Function<Measurement, String> field) {
+      this(name, field, false);
+    }
+  }
+
+  private static final List<Column> COLUMNS =
+      List.of(
+          new Column("view", Measurement::view),
+          new Column("kind", Measurement::kind),
+          new Column("delta_fraction", m -> number(m.deltaFraction())),
+          new Column("rep", m -> Integer.toString(m.rep())),
+          new Column("changed_rows", m -> Long.toString(m.changedRows())),
+          new Column("captured_dml_ms", m -> number(m.capturedDmlMillis())),
+          new Column("plain_dml_ms", m -> number(m.plainDmlMillis())),
+          new Column("refresh_ms", m -> number(m.refreshMillis())),
+          new Column("recompute_ms", m -> number(m.recomputeMillis())),
+          new Column("noop_refresh_ms", m -> number(m.noopRefreshMillis())),
+          new Column("peak_memory_bytes", m -> Long.toString(m.peakMemoryBytes())),
+          new Column("correct", m -> Boolean.toString(m.correct())),
+          new Column("speedup", m -> number(m.speedup()), true),
+          new Column("rows_per_second", m -> number(m.rowsPerSecond()), true),
+          new Column("capture_overhead", m -> number(m.captureOverhead()), true));
+
+  /** The header of the file, in order. */
+  public static final List<String> HEADER = COLUMNS.stream().map(Column::name).toList();
+
+  /** RFC 4180 with {@code \n} after each row rather than CRLF, as the file has always been. */
+  private static final CSVFormat WRITE_FORMAT =
+      CSVFormat.RFC4180.builder().setRecordSeparator('\n').get();
+
+  /** RFC 4180 whose first row names the columns, so that fields are read by name. */
+  private static final CSVFormat READ_FORMAT =
+      CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).get();
+
+  private MeasurementsCsv() {}
+
+  /**
+   * Writes measurements as CSV.
+   *
+   * @param measurements the measurements, written in this order
+   * @param out where the text goes; not closed
+   * @throws IOException if {@code out} cannot be written
+   */
+  public static void write(List<Measurement> measurements, Appendable out) throws IOException {
+    // Not closed: closing a CSVPrinter closes what it writes to, which belongs to the caller.
+    CSVPrinter printer = new CSVPrinter(out, WRITE_FORMAT);
+    printer.printRecord(HEADER);
+    for (Measurement m : measurements) {
+      printer.printRecord(COLUMNS.stream().map(c -> c.field().apply(m)));
+    }
+    printer.flush();
+  }
+
+  /**
+   * Writes measurements as a UTF-8 CSV file, replacing a file of that name.
+   *
+   * @param measurements the measurements, written in this order
+   * @param file the file
+   * @throws IOException if the file cannot be written
+   */
+  public static void write(List<Measurement> measurements, Path file) throws IOException {
+    try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      write(measurements, out);
+    }
+  }
+
+  /**
+   * The measurements as CSV text.
+   *
+   * @param measurements the measurements, written in this order
+   * @return the CSV text
+   */
+  public static String toCsv(List<Measurement> measurements) {
+    StringBuilder csv = new StringBuilder();
+    try {
+      write(measurements, csv);
+    } catch (IOException e) {
+      throw new UncheckedIOException("a StringBuilder cannot fail to append", e);
+    }
+    return csv.toString();
+  }
+
+  /**
+   * Reads measurements written by {@link #write}: the columns are found by their names, the derived
+   * ones (speedup, rows per second, capture overhead) are computed again rather than read.
+   *
+   * @param in the CSV text; not closed
+   * @return the measurements in the order of the rows
+   * @throws IOException if {@code in} cannot be read, or is not CSV with every measured column
+   */
+  public static List<Measurement> read(Reader in) throws IOException {
+    CSVParser parser = READ_FORMAT.parse(in);
+    List<String> missing =
+        COLUMNS.stream()
+            .filter(c -> !c.derived() && !parser.getHeaderNames().contains(c.name()))
+            .map(Column::name)
+            .toList();
+    if (!missing.isEmpty()) {
+      throw new IOException("not a file of measurements: no column " + String.join(", ", missing));
+    }
+    List<Measurement> measurements = new ArrayList<>();
+    for (CSVRecord row : parser) {
+      try {
+        measurements.add(measurement(row));
+      } catch (IllegalArgumentException e) {
+        throw new IOException("row " + row.getRecordNumber() + ": " + e.getMessage(), e);
+      }
+    }
+    return measurements;
+  }
+
+  /**
+   * Reads a CSV file of measurements written by {@link #write}.
+   *
+   * @param file the file, UTF-8
+   * @return the measurements in the order of the rows
+   * @throws IOException if the file cannot be read, or is not CSV with every measured column
+   */
+  public static List<Measurement> read(Path file) throws IOException {
+    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      return read(in);
+    }
+  }
+
+  private static Measurement measurement(CSVRecord row) {
+    return new Measurement(
+        row.get("view"),
+        row.get("kind"),
+        parseNumber(row.get("delta_fraction")),
+        Integer.parseInt(row.get("rep")),
+        Long.parseLong(row.get("changed_rows")),
+        parseNumber(row.get("captured_dml_ms")),
+        parseNumber(row.get("plain_dml_ms")),
+        parseNumber(row.get("refresh_ms")),
+        parseNumber(row.get("recompute_ms")),
+        parseNumber(row.get("noop_refresh_ms")),
+        Long.parseLong(row.get("peak_memory_bytes")),
+        parseBoolean(row.get("correct")));
+  }
+
+  /** A number for the CSV: a plain decimal, or empty if not finite. */
+  private static String number(double value) {
+    return Double.isFinite(value) ? ReportFormats.plain(value) : "";
+  }
+
+  /** A number read back: an empty field is a value that was not finite. */
+  private static double parseNumber(String field) {
+    return field.isEmpty() ? Double.NaN : Double.parseDouble(field);
+  }
+
+  /** Strictly {@code true} or {@code false}: {@link Boolean#parseBoolean} reads anything else. */
+  private static boolean parseBoolean(String field) {
+    return switch (field) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("not true or false: \"" + field + "\"");
+    };
+  }
+}

@@ -1,0 +1,267 @@
+package org.calciteivm.cli.bench;
+
+import static org.calciteivm.cli.bench.ReportFormats.NONE;
+import static org.calciteivm.cli.bench.ReportFormats.count;
+import static org.calciteivm.cli.bench.ReportFormats.decimal;
+import static org.calciteivm.cli.bench.ReportFormats.overhead;
+import static org.calciteivm.cli.bench.ReportFormats.percent;
+import static org.calciteivm.cli.bench.ReportFormats.plain;
+import static org.calciteivm.cli.bench.ReportFormats.speedup;
+
+import java.util.ArrayList;
+import java.util.IntSummaryStatistics;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import org.calciteivm.cli.bench.BenchReport.Context;
+
+/**
+ * The summary of a run as markdown ({@value BenchReport#SUMMARY_FILE}): a level-1 title, the run's
+ * context, a warning naming every incorrect refresh if there is one, the compact {@linkplain
+ * #speedupTable() speedup table}, and the table of medians per view, kind and delta size with notes
+ * on its columns.
+ */
+final class SummaryMarkdown {
+  /** The delta size of the compact speedup table, if the run has it. */
+  private static final double COMPACT_DELTA_FRACTION = 0.001;
+
+  /**
+   * A column of a markdown table.
+   *
+   * @param title the header cell
+   * @param numbers whether the column holds numbers, aligned right; names and flags align left
+   */
+  private record Column(String title, boolean numbers) {
+    static Column text(String title) {
+      return new Column(title, false);
+    }
+
+    static Column numbers(String title) {
+      return new Column(title, true);
+    }
+  }
+
+  /**
+   * A column of the table of medians: a new column of the summary is one more entry in {@link
+   * #MEDIANS}.
+   *
+   * @param column its title and alignment
+   * @param cell the cell of a group
+   */
+  private record MedianColumn(Column column, Function<MeasurementGroup, String> cell) {}
+
+  private static final List<MedianColumn> MEDIANS =
+      List.of(
+          new MedianColumn(Column.text("view"), g -> escape(g.view())),
+          new MedianColumn(Column.text("kind"), g -> escape(g.kind())),
+          new MedianColumn(Column.numbers("delta"), g -> percent(g.deltaFraction())),
+          new MedianColumn(
+              Column.numbers("changed rows"), g -> count(g.median(Measurement::changedRows))),
+          new MedianColumn(
+              Column.numbers("refresh ms"), g -> decimal(g.median(Measurement::refreshMillis))),
+          new MedianColumn(
+              Column.numbers("recompute ms"), g -> decimal(g.median(Measurement::recomputeMillis))),
+          new MedianColumn(
+              Column.numbers("speedup (x)"), g -> speedup(g.median(Measurement::speedup))),
+          new MedianColumn(
+              Column.numbers("rows/s"), g -> decimal(g.median(Measurement::rowsPerSecond))),
+          new MedianColumn(
+              Column.numbers("captured DML ms"),
+              g -> decimal(g.median(Measurement::capturedDmlMillis))),
+          new MedianColumn(
+              Column.numbers("plain DML ms"), g -> decimal(g.median(Measurement::plainDmlMillis))),
+          new MedianColumn(
+              Column.numbers("capture overhead (x)"),
+              g -> overhead(g.median(Measurement::captureOverhead))),
+          new MedianColumn(
+              Column.numbers("no-op refresh ms"),
+              g -> decimal(g.median(Measurement::noopRefreshMillis))),
+          new MedianColumn(
+              Column.numbers("peak memory MB"),
+              g -> decimal(g.median(m -> m.peakMemoryBytes() / 1e6))),
+          new MedianColumn(Column.text("correct"), SummaryMarkdown::correctness));
+
+  /** A line of the run's context at the top of the summary. */
+  private record Fact(String label, String value) {}
+
+  private final Context context;
+  private final MeasurementGroups groups;
+
+  SummaryMarkdown(Context context, MeasurementGroups groups) {
+    this.context = context;
+    this.groups = groups;
+  }
+
+  /** The summary, ending with a newline. */
+  String document() {
+    StringBuilder md = new StringBuilder("# calcite-ivm benchmark\n\n");
+    appendContext(md);
+    appendFailures(md);
+    md.append("## Speedup\n\n")
+        .append("Median speedup of `REFRESH MATERIALIZED VIEW` over recomputing the view,")
+        .append(" per kind of change, at a change of 0.1% of the orders")
+        .append(" (or a view's smallest change if it has no 0.1% change):\n\n")
+        .append(speedupTable())
+        .append('\n');
+    md.append("## Medians\n\n").append(mediansTable()).append('\n');
+    md.append(
+        """
+        Medians over the repetitions of each view, kind of change and delta size (the change as \
+        a share of the orders). *speedup*: recompute time / refresh time; *rows/s*: changed \
+        base-table rows / refresh time; *capture overhead*: the change's DML through calcite-ivm, \
+        which captures it, / the same DML on plain DuckDB; *no-op refresh*: a refresh with \
+        nothing to apply; *peak memory*: DuckDB's memory plus the JVM heap after the refresh; \
+        *correct*: the refreshed view equalled its recompute in every repetition. Ratios are \
+        medians of the repetitions' ratios. Values that are not finite (a ratio over a zero \
+        time) are left out of the medians; – marks a median of none.
+        """);
+    return md.toString();
+  }
+
+  /**
+   * The compact speedup table, one row per view, for embedding in a README: the median speedup per
+   * kind of change and over all kinds, at a change of 0.1% of the orders, or at the view's smallest
+   * change if it has none of 0.1%. A view with an incorrect refresh (at any size) is marked.
+   *
+   * @return the markdown table, ending with a newline
+   */
+  String speedupTable() {
+    List<Column> columns = new ArrayList<>(List.of(Column.text("view"), Column.numbers("delta")));
+    groups.kinds().forEach(kind -> columns.add(Column.numbers(kind + " (x)")));
+    columns.add(Column.numbers("all kinds (x)"));
+    StringBuilder md = new StringBuilder();
+    appendHeader(md, columns);
+    for (String view : groups.views()) {
+      List<MeasurementGroup> viewGroups = groups.ofView(view);
+      double size = compactDeltaFraction(viewGroups);
+      List<String> row = new ArrayList<>();
+      row.add(escape(view) + (groups.correct(view) ? "" : " **(incorrect)**"));
+      row.add(percent(size));
+      for (String kind : groups.kinds()) {
+        row.add(
+            viewGroups.stream()
+                .filter(g -> g.kind().equals(kind) && g.deltaFraction() == size)
+                .findFirst()
+                .map(g -> speedup(g.median(Measurement::speedup)))
+                .orElse(NONE));
+      }
+      List<Measurement> atSize =
+          viewGroups.stream()
+              .filter(g -> g.deltaFraction() == size)
+              .flatMap(g -> g.reps().stream())
+              .toList();
+      row.add(speedup(MeasurementGroups.median(atSize, Measurement::speedup)));
+      appendRow(md, row);
+    }
+    return md.toString();
+  }
+
+  /** The table of medians per view, kind and delta size. */
+  private String mediansTable() {
+    StringBuilder md = new StringBuilder();
+    appendHeader(md, MEDIANS.stream().map(MedianColumn::column).toList());
+    for (MeasurementGroup g : groups.groups()) {
+      appendRow(md, MEDIANS.stream().map(c -> c.cell().apply(g)).toList());
+    }
+    return md.toString();
+  }
+
+  /** Whether every repetition of a group was correct, else how many failed. */
+  private static String correctness(MeasurementGroup g) {
+    long failures = g.failures();
+    return failures == 0 ? "yes" : "**no** (" + failures + " of " + g.reps().size() + " failed)";
+  }
+
+  private void appendContext(StringBuilder md) {
+    String memory =
+        context.memoryBytes() > 0
+            ? String.format(Locale.ROOT, "%.1f GiB", context.memoryBytes() / (double) (1L << 30))
+            : "unknown";
+    String machine =
+        context.cpu()
+            + ", "
+            + context.cores()
+            + (context.cores() == 1 ? " core, " : " cores, ")
+            + memory
+            + " memory, "
+            + context.os();
+    List<Fact> facts =
+        List.of(
+            new Fact("Scale factor", plain(context.scaleFactor())),
+            new Fact("Date", context.date().toString()),
+            new Fact("Machine", machine),
+            new Fact("Java", context.javaVersion()),
+            new Fact("DuckDB", context.duckdbVersion()),
+            new Fact("calcite-ivm", context.calciteIvmVersion()),
+            new Fact("Repetitions", repetitions() + " per view, kind of change and delta size"));
+    for (Fact fact : facts) {
+      md.append("- **").append(fact.label()).append(":** ").append(fact.value()).append('\n');
+    }
+    md.append('\n');
+  }
+
+  private void appendFailures(StringBuilder md) {
+    List<String> failed =
+        groups.groups().stream()
+            .filter(g -> g.failures() > 0)
+            .map(
+                g ->
+                    String.format(
+                        Locale.ROOT,
+                        "%s, %s, %s (%d of %d repetitions)",
+                        escape(g.view()),
+                        escape(g.kind()),
+                        percent(g.deltaFraction()),
+                        g.failures(),
+                        g.reps().size()))
+            .toList();
+    if (!failed.isEmpty()) {
+      md.append("> **Warning:** a refreshed view differed from its recompute: ")
+          .append(String.join("; ", failed))
+          .append(".\n\n");
+    }
+  }
+
+  /** The number of repetitions per group, or its range if it varies. */
+  private String repetitions() {
+    IntSummaryStatistics reps =
+        groups.groups().stream().mapToInt(g -> g.reps().size()).summaryStatistics();
+    if (reps.getCount() == 0) {
+      return "0";
+    }
+    return reps.getMin() == reps.getMax()
+        ? Integer.toString(reps.getMax())
+        : reps.getMin() + " to " + reps.getMax();
+  }
+
+  /** The delta size of a view's row in the compact table. */
+  private static double compactDeltaFraction(List<MeasurementGroup> viewGroups) {
+    return viewGroups.stream()
+        .mapToDouble(MeasurementGroup::deltaFraction)
+        .filter(f -> Math.abs(f - COMPACT_DELTA_FRACTION) < 1e-12)
+        .findFirst()
+        .orElse(
+            viewGroups.stream()
+                .mapToDouble(MeasurementGroup::deltaFraction)
+                .min()
+                .orElse(Double.NaN));
+  }
+
+  /** A cell's text with what would break the table's row made harmless. */
+  private static String escape(String cell) {
+    return cell.replace("|", "\\|").replace("\n", " ");
+  }
+
+  private static void appendHeader(StringBuilder md, List<Column> columns) {
+    appendRow(md, columns.stream().map(Column::title).toList());
+    md.append('|');
+    for (Column column : columns) {
+      md.append(column.numbers() ? "---:|" : "---|");
+    }
+    md.append('\n');
+  }
+
+  private static void appendRow(StringBuilder md, List<String> cells) {
+    md.append("| ").append(String.join(" | ", cells)).append(" |\n");
+  }
+}
