@@ -154,7 +154,8 @@ final class DemoCommand implements Callable<Integer> {
     Round warmUp = round(connection, 0, customers);
     done(nanos);
     out.printf(
-        "     refresh %s (the first one plans the view's maintenance), recompute %s%n%n",
+        "     refresh %s (the first in a process reads the view's program and warms up the JVM),"
+            + " recompute %s%n%n",
         duration(warmUp.refreshNanos()), duration(warmUp.recomputeNanos()));
 
     out.printf("4. %d rounds: change about 0.1%% of orders, refresh, recompute, compare%n", rounds);
