@@ -46,8 +46,8 @@ public final class IvmPrograms {
   }
 
   /**
-   * Derives the delta plan: given {@code LogicalDelta(view)}, pushes the delta marker down to the
-   * scans and replaces it there by the delta relations of the base tables, expanding joins by
+   * Derives the delta plan: given {@code ChangeOf(view)}, pushes the delta marker down to the scans
+   * and replaces it there by the delta relations of the base tables, expanding joins by
    * inclusion-exclusion.
    */
   public static HepProgram deltaByInclusionExclusion() {
@@ -59,13 +59,21 @@ public final class IvmPrograms {
     return delta(JoinStrategy.TELESCOPING);
   }
 
+  /** The rules that derive a delta plan except the join expansion, in no particular order. */
+  private static final ImmutableList<RelOptRule> CHANGE_RULES =
+      ImmutableList.of(
+          IvmRules.CHANGE_FILTER_TRANSPOSE,
+          IvmRules.CHANGE_PROJECT_TRANSPOSE,
+          IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
+          IvmRules.CHANGE_TABLE_SCAN);
+
   /** The delta program whose join expansion is {@code strategy} (not {@code AUTO}). */
   public static HepProgram delta(JoinStrategy strategy) {
     return new HepProgramBuilder()
         .addMatchOrder(HepMatchOrder.TOP_DOWN)
         .addRuleCollection(
             ImmutableList.<RelOptRule>builder()
-                .addAll(IvmRules.DELTA_RULES)
+                .addAll(CHANGE_RULES)
                 .add(joinRule(strategy))
                 .build())
         .build();
@@ -74,9 +82,9 @@ public final class IvmPrograms {
   private static RelOptRule joinRule(JoinStrategy strategy) {
     switch (strategy) {
       case INCLUSION_EXCLUSION:
-        return IvmRules.DELTA_JOIN_INCLUSION_EXCLUSION;
+        return IvmRules.CHANGE_JOIN_INCLUSION_EXCLUSION;
       case TELESCOPING:
-        return IvmRules.DELTA_JOIN_TELESCOPING;
+        return IvmRules.CHANGE_JOIN_TELESCOPING;
       default:
         throw new IllegalArgumentException(
             "choose a join strategy before deriving: " + strategy + " is resolved per refresh");

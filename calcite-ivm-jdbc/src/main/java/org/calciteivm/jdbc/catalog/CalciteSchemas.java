@@ -15,8 +15,8 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.delta.LogicalDelta;
 
 /**
  * Builds the Calcite schema that views are planned in, from DuckDB's catalog.
@@ -143,7 +143,7 @@ public final class CalciteSchemas {
 
     @Override
     public RelDataType getRowType(RelDataTypeFactory factory) {
-      return LogicalDelta.weightedRowType(factory, rowType(factory, relation));
+      return ChangeOf.weightedRowType(factory, rowType(factory, relation));
     }
   }
 }

@@ -29,15 +29,15 @@ public final class DeltaDerivation {
    */
   public static RelNode derive(RelNode view, JoinStrategy joins, DeltaContext context) {
     HepPlanner planner = new HepPlanner(IvmPrograms.delta(joins), Contexts.of(context));
-    planner.setRoot(LogicalDelta.create(view));
+    planner.setRoot(ChangeOf.create(view));
     RelNode delta = planner.findBestExp();
     delta.accept(
         new RelShuttleImpl() {
           @Override
           public RelNode visit(RelNode other) {
-            if (other instanceof LogicalDelta) {
+            if (other instanceof ChangeOf) {
               throw new IllegalStateException(
-                  "no delta rule applies to " + ((LogicalDelta) other).getInput().getRelTypeName());
+                  "no delta rule applies to " + ((ChangeOf) other).getInput().getRelTypeName());
             }
             return super.visit(other);
           }

@@ -43,7 +43,7 @@ final class ForeignKeyPruning {
    * declared key applies.
    */
   static Optional<RelNode> expand(
-      RelBuilder builder, LogicalDelta delta, Join join, DeltaContext context) {
+      RelBuilder builder, ChangeOf delta, Join join, DeltaContext context) {
     for (boolean changeOnRight : new boolean[] {true, false}) {
       RelNode x = changeOnRight ? join.getRight() : join.getLeft();
       RelNode y = changeOnRight ? join.getLeft() : join.getRight();

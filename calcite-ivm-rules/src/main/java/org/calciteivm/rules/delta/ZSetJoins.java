@@ -37,7 +37,7 @@ final class ZSetJoins {
    * otherwise the sum of {@code expansion}'s terms.
    */
   static void expand(RelOptRuleCall call, Expansion expansion) {
-    LogicalDelta delta = call.rel(0);
+    ChangeOf delta = call.rel(0);
     Join join = call.rel(1);
     DeltaContext context = DeltaContext.of(call);
     RelBuilder builder = call.builder();
@@ -55,7 +55,7 @@ final class ZSetJoins {
   /** The operand both join expansions match: a delta directly above an inner join. */
   static RelRule.OperandTransform deltaOfInnerJoin() {
     return b0 ->
-        b0.operand(LogicalDelta.class)
+        b0.operand(ChangeOf.class)
             .oneInput(
                 b1 ->
                     b1.operand(Join.class)
@@ -72,7 +72,7 @@ final class ZSetJoins {
 
     /** The change of a join input. */
     static Side delta(RelNode input) {
-      return new Side(LogicalDelta.create(input), true);
+      return new Side(ChangeOf.create(input), true);
     }
   }
 
@@ -130,12 +130,12 @@ final class ZSetJoins {
     RexNode one =
         builder
             .getRexBuilder()
-            .makeExactLiteral(BigDecimal.ONE, LogicalDelta.weightType(builder.getTypeFactory()));
+            .makeExactLiteral(BigDecimal.ONE, ChangeOf.weightType(builder.getTypeFactory()));
     builder.push(input);
     List<RexNode> current = new ArrayList<>(builder.fields());
     current.add(one);
     builder.project(current, names, true);
-    builder.push(LogicalDelta.create(input));
+    builder.push(ChangeOf.create(input));
     List<RexNode> undone = new ArrayList<>(builder.fields().subList(0, columns));
     undone.add(builder.call(SqlStdOperatorTable.UNARY_MINUS, builder.field(columns)));
     builder.project(undone, names, true);
@@ -145,7 +145,7 @@ final class ZSetJoins {
   /**
    * The sum of {@code terms}, or the empty relation of {@code rowType}'s shape if there is none.
    */
-  static RelNode sum(RelBuilder builder, List<RelNode> terms, LogicalDelta delta) {
+  static RelNode sum(RelBuilder builder, List<RelNode> terms, ChangeOf delta) {
     if (terms.isEmpty()) {
       return builder.values(delta.getRowType()).build();
     }

@@ -25,17 +25,17 @@ import org.immutables.value.Value;
  * every change is an insert.
  */
 @Value.Enclosing
-public class DeltaJoinInclusionExclusionRule
-    extends RelRule<DeltaJoinInclusionExclusionRule.Config> {
+public class ChangeJoinInclusionExclusionRule
+    extends RelRule<ChangeJoinInclusionExclusionRule.Config> {
 
   /** Creates the rule from its configuration. */
-  protected DeltaJoinInclusionExclusionRule(Config config) {
+  protected ChangeJoinInclusionExclusionRule(Config config) {
     super(config);
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    ZSetJoins.expand(call, DeltaJoinInclusionExclusionRule::terms);
+    ZSetJoins.expand(call, ChangeJoinInclusionExclusionRule::terms);
   }
 
   private static List<RelNode> terms(
@@ -64,13 +64,13 @@ public class DeltaJoinInclusionExclusionRule
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above an inner join. */
     Config DEFAULT =
-        ImmutableDeltaJoinInclusionExclusionRule.Config.of()
+        ImmutableChangeJoinInclusionExclusionRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
-    default DeltaJoinInclusionExclusionRule toRule() {
-      return new DeltaJoinInclusionExclusionRule(this);
+    default ChangeJoinInclusionExclusionRule toRule() {
+      return new ChangeJoinInclusionExclusionRule(this);
     }
   }
 }

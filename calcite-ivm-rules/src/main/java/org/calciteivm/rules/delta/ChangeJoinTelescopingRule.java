@@ -23,16 +23,16 @@ import org.immutables.value.Value;
  * refresh ({@link DeltaContext}) is its own previous state, and its term is left out.
  */
 @Value.Enclosing
-public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.Config> {
+public class ChangeJoinTelescopingRule extends RelRule<ChangeJoinTelescopingRule.Config> {
 
   /** Creates the rule from its configuration. */
-  protected DeltaJoinTelescopingRule(Config config) {
+  protected ChangeJoinTelescopingRule(Config config) {
     super(config);
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    ZSetJoins.expand(call, DeltaJoinTelescopingRule::terms);
+    ZSetJoins.expand(call, ChangeJoinTelescopingRule::terms);
   }
 
   private static List<RelNode> terms(
@@ -58,13 +58,13 @@ public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.C
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above an inner join. */
     Config DEFAULT =
-        ImmutableDeltaJoinTelescopingRule.Config.of()
+        ImmutableChangeJoinTelescopingRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
-    default DeltaJoinTelescopingRule toRule() {
-      return new DeltaJoinTelescopingRule(this);
+    default ChangeJoinTelescopingRule toRule() {
+      return new ChangeJoinTelescopingRule(this);
     }
   }
 }
