@@ -3,6 +3,7 @@ package org.calciteivm.rules.delta;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.immutables.value.Value;
@@ -20,7 +21,8 @@ import org.immutables.value.Value;
  * decides).
  */
 @Value.Enclosing
-public class ChangeAggregateTransposeRule extends RelRule<ChangeAggregateTransposeRule.Config> {
+public class ChangeAggregateTransposeRule extends RelRule<ChangeAggregateTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeAggregateTransposeRule(Config config) {

@@ -3,6 +3,7 @@ package org.calciteivm.rules.delta;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
@@ -17,7 +18,8 @@ import org.immutables.value.Value;
  * are dropped on both sides, so three-valued logic changes nothing.
  */
 @Value.Enclosing
-public class ChangeFilterTransposeRule extends RelRule<ChangeFilterTransposeRule.Config> {
+public class ChangeFilterTransposeRule extends RelRule<ChangeFilterTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeFilterTransposeRule(Config config) {

@@ -6,6 +6,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -26,7 +27,7 @@ import org.immutables.value.Value;
  */
 @Value.Enclosing
 public class ChangeJoinInclusionExclusionRule
-    extends RelRule<ChangeJoinInclusionExclusionRule.Config> {
+    extends RelRule<ChangeJoinInclusionExclusionRule.Config> implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeJoinInclusionExclusionRule(Config config) {

@@ -6,6 +6,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -23,7 +24,8 @@ import org.immutables.value.Value;
  * refresh ({@link DeltaContext}) is its own previous state, and its term is left out.
  */
 @Value.Enclosing
-public class ChangeJoinTelescopingRule extends RelRule<ChangeJoinTelescopingRule.Config> {
+public class ChangeJoinTelescopingRule extends RelRule<ChangeJoinTelescopingRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeJoinTelescopingRule(Config config) {

@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.ZSets;
@@ -21,7 +22,8 @@ import org.immutables.value.Value;
  * runs.
  */
 @Value.Enclosing
-public class ChangeProjectTransposeRule extends RelRule<ChangeProjectTransposeRule.Config> {
+public class ChangeProjectTransposeRule extends RelRule<ChangeProjectTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeProjectTransposeRule(Config config) {

@@ -8,6 +8,7 @@ import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
@@ -22,7 +23,8 @@ import org.immutables.value.Value;
  * the scans.
  */
 @Value.Enclosing
-public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config> {
+public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
   protected ChangeTableScanRule(Config config) {
