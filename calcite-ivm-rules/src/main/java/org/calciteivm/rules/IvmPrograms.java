@@ -21,7 +21,8 @@ public final class IvmPrograms {
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
-   * expansions read, see {@code ForeignKeyPruning}) and each term reads only the rows it needs.
+   * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
+   * the rows it needs.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -59,7 +60,7 @@ public final class IvmPrograms {
     return delta(JoinStrategy.TELESCOPING);
   }
 
-  /** The rules that derive a delta plan except the join expansion, in no particular order. */
+  /** The rules that derive a delta plan except those of joins, in no particular order. */
   private static final ImmutableList<RelOptRule> CHANGE_RULES =
       ImmutableList.of(
           IvmRules.CHANGE_FILTER_TRANSPOSE,
@@ -67,13 +68,18 @@ public final class IvmPrograms {
           IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
           IvmRules.CHANGE_TABLE_SCAN);
 
-  /** The delta program whose join expansion is {@code strategy} (not {@code AUTO}). */
+  /**
+   * The delta program whose join expansion is {@code strategy} (not {@code AUTO}). On each node Hep
+   * tries a collection's rules in order, so foreign-key pruning comes before the expansion: where
+   * it applies, it expands the join; elsewhere it does not fire and the expansion does.
+   */
   public static HepProgram delta(JoinStrategy strategy) {
     return new HepProgramBuilder()
         .addMatchOrder(HepMatchOrder.TOP_DOWN)
         .addRuleCollection(
             ImmutableList.<RelOptRule>builder()
                 .addAll(CHANGE_RULES)
+                .add(IvmRules.CHANGE_JOIN_FOREIGN_KEY_PRUNE)
                 .add(joinRule(strategy))
                 .build())
         .build();

@@ -2,6 +2,7 @@ package org.calciteivm.rules;
 
 import org.calciteivm.rules.delta.ChangeAggregateTransposeRule;
 import org.calciteivm.rules.delta.ChangeFilterTransposeRule;
+import org.calciteivm.rules.delta.ChangeJoinForeignKeyPruneRule;
 import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
 import org.calciteivm.rules.delta.ChangeJoinTelescopingRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
@@ -49,4 +50,11 @@ public final class IvmRules {
    */
   public static final ChangeJoinTelescopingRule CHANGE_JOIN_TELESCOPING =
       ChangeJoinTelescopingRule.Config.DEFAULT.toRule();
+
+  /**
+   * {@code Δ(Y ⋈ X) = ΔY ⋈ X'} when a declared foreign key of {@code Y} on the only changed table
+   * of {@code X}, whose change is insert-only, proves {@code Y⁻ ⋈ ΔX} empty.
+   */
+  public static final ChangeJoinForeignKeyPruneRule CHANGE_JOIN_FOREIGN_KEY_PRUNE =
+      ChangeJoinForeignKeyPruneRule.Config.DEFAULT.toRule();
 }

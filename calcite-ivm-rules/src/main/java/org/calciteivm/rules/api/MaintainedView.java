@@ -4,9 +4,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
@@ -101,20 +99,19 @@ public final class MaintainedView {
 
   /** The delta program for {@code change}. */
   public DeltaProgram delta(Change change) {
-    Set<String> pruned = new LinkedHashSet<>();
     DeltaContext context =
         new DeltaContext(
             table -> change.changedTables().contains(table.getQualifiedName()),
-            table -> change.insertOnlyTables().contains(table.getQualifiedName()),
-            pruned::add);
+            table -> change.insertOnlyTables().contains(table.getQualifiedName()));
     List<JoinTerms.Leaf> leaves = JoinTerms.leaves(plan, context);
     ImmutableList<String> terms =
         leaves.size() > 1
             ? ImmutableList.copyOf(JoinTerms.describe(leaves, change.joins()))
             : ImmutableList.of();
     Aggregate aggregate = analysis.aggregate();
-    RelNode delta =
-        DeltaDerivation.derive(aggregate == null ? plan : aggregate, change.joins(), context);
+    DeltaDerivation derivation =
+        DeltaDerivation.of(aggregate == null ? plan : aggregate, change.joins(), context);
+    RelNode delta = derivation.plan();
     RelNode consolidated =
         aggregate == null
             ? Consolidation.consolidate(IvmRelBuilders.create(delta.getCluster()), delta)
@@ -124,7 +121,7 @@ public final class MaintainedView {
         delta,
         consolidated,
         terms,
-        ImmutableList.copyOf(pruned),
+        derivation.prunedTerms(),
         JoinTerms.negativeWeightsPossible(leaves));
   }
 

@@ -19,8 +19,9 @@ import org.immutables.value.Value;
  * S' = S + ΔS} are the current states (expand {@code (R + ΔR) ⋈ (S + ΔS) - R ⋈ S} and substitute
  * {@code R = R' - ΔR}). Applied to a tree of joins it gives, for n inputs, one term per non-empty
  * subset of the changed inputs, signed {@code (-1)^(|subset|-1)}. A term that joins the delta of an
- * input without a change in this refresh ({@link DeltaContext}) is empty and left out, and so are
- * terms a declared foreign key proves empty ({@link ForeignKeyPruning}).
+ * input without a change in this refresh ({@link DeltaContext}) is empty and left out. Where a
+ * declared foreign key proves a term empty, {@link ChangeJoinForeignKeyPruneRule}, ahead of this
+ * rule in the program, expands the join instead.
  *
  * <p>With two or more changed inputs the subtracted terms produce rows of negative weight even when
  * every change is an insert.

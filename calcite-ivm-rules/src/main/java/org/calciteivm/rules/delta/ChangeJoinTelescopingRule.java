@@ -21,7 +21,9 @@ import org.immutables.value.Value;
  * one term per changed input i: the current states of the inputs before i, the delta of input i and
  * the previous states of the inputs after it; no cross terms. The previous state is rebuilt from
  * the current one and the delta ({@link ZSetJoins#previous}); an input without a change in this
- * refresh ({@link DeltaContext}) is its own previous state, and its term is left out.
+ * refresh ({@link DeltaContext}) is its own previous state, and its term is left out. Where a
+ * declared foreign key proves a term empty, {@link ChangeJoinForeignKeyPruneRule}, ahead of this
+ * rule in the program, expands the join instead.
  */
 @Value.Enclosing
 public class ChangeJoinTelescopingRule extends RelRule<ChangeJoinTelescopingRule.Config>

@@ -3,7 +3,6 @@ package org.calciteivm.rules.delta;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
@@ -31,28 +30,22 @@ final class ZSetJoins {
     List<RelNode> terms(RelBuilder builder, Join join, boolean leftChanges, boolean rightChanges);
   }
 
-  /**
-   * What both join rules do on a match of {@link #deltaOfInnerJoin()}: the expansion with the term
-   * a declared foreign key proves empty left out if there is one ({@link ForeignKeyPruning}),
-   * otherwise the sum of {@code expansion}'s terms.
-   */
+  /** What both join expansions do on a match of {@link #deltaOfInnerJoin()}: sum their terms. */
   static void expand(RelOptRuleCall call, Expansion expansion) {
-    ChangeOf delta = call.rel(0);
+    ChangeOf change = call.rel(0);
     Join join = call.rel(1);
     DeltaContext context = DeltaContext.of(call);
     RelBuilder builder = call.builder();
-    Optional<RelNode> pruned = ForeignKeyPruning.expand(builder, delta, join, context);
-    if (pruned.isPresent()) {
-      call.transformTo(pruned.get());
-      return;
-    }
     List<RelNode> terms =
         expansion.terms(
             builder, join, context.changes(join.getLeft()), context.changes(join.getRight()));
-    call.transformTo(sum(builder, terms, delta));
+    call.transformTo(sum(builder, terms, change));
   }
 
-  /** The operand both join expansions match: a delta directly above an inner join. */
+  /**
+   * The operand of the join expansions and of {@link ChangeJoinForeignKeyPruneRule}: a delta
+   * directly above an inner join.
+   */
   static RelRule.OperandTransform deltaOfInnerJoin() {
     return b0 ->
         b0.operand(ChangeOf.class)
