@@ -103,11 +103,6 @@ public final class MaintainedView {
         new DeltaContext(
             table -> change.changedTables().contains(table.getQualifiedName()),
             table -> change.insertOnlyTables().contains(table.getQualifiedName()));
-    List<JoinTerms.Leaf> leaves = JoinTerms.leaves(plan, context);
-    ImmutableList<String> terms =
-        leaves.size() > 1
-            ? ImmutableList.copyOf(JoinTerms.describe(leaves, change.joins()))
-            : ImmutableList.of();
     Aggregate aggregate = analysis.aggregate();
     DeltaDerivation derivation =
         DeltaDerivation.of(aggregate == null ? plan : aggregate, change.joins(), context);
@@ -120,9 +115,9 @@ public final class MaintainedView {
         change.joins(),
         delta,
         consolidated,
-        terms,
+        ImmutableList.copyOf(JoinTerms.of(plan, delta)),
         derivation.prunedTerms(),
-        JoinTerms.negativeWeightsPossible(leaves));
+        JoinTerms.negativeWeightsPossible(plan, context));
   }
 
   /**

@@ -114,7 +114,8 @@ final class ZSetJoins {
    * state with weight 1 and the delta with negated weights. Nothing is consolidated here: a join is
    * linear in each side, so a tuple's copies may be spread over several rows, and the view delta is
    * consolidated before it is merged. Filters and projections inside {@code input} apply to both
-   * branches, so only the rows and columns the join needs are read.
+   * branches, so only the rows and columns the join needs are read. {@link JoinTerms} recognizes
+   * this union by its first input, which reads no delta relation.
    */
   static Side previous(RelBuilder builder, RelNode input) {
     int columns = input.getRowType().getFieldCount();
