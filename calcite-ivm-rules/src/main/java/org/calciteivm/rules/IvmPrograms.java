@@ -18,6 +18,14 @@ import org.calciteivm.core.JoinStrategy;
 public final class IvmPrograms {
   private IvmPrograms() {}
 
+  /** The rules that derive a delta plan except those of joins, in no particular order. */
+  private static final ImmutableList<RelOptRule> CHANGE_RULES =
+      ImmutableList.of(
+          IvmRules.CHANGE_FILTER_TRANSPOSE,
+          IvmRules.CHANGE_PROJECT_TRANSPOSE,
+          IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
+          IvmRules.CHANGE_TABLE_SCAN);
+
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
@@ -47,31 +55,12 @@ public final class IvmPrograms {
   }
 
   /**
-   * Derives the delta plan: given {@code ChangeOf(view)}, pushes the delta marker down to the scans
-   * and replaces it there by the delta relations of the base tables, expanding joins by
-   * inclusion-exclusion.
-   */
-  public static HepProgram deltaByInclusionExclusion() {
-    return delta(JoinStrategy.INCLUSION_EXCLUSION);
-  }
-
-  /** As {@link #deltaByInclusionExclusion()}, expanding joins by telescoping. */
-  public static HepProgram deltaByTelescoping() {
-    return delta(JoinStrategy.TELESCOPING);
-  }
-
-  /** The rules that derive a delta plan except those of joins, in no particular order. */
-  private static final ImmutableList<RelOptRule> CHANGE_RULES =
-      ImmutableList.of(
-          IvmRules.CHANGE_FILTER_TRANSPOSE,
-          IvmRules.CHANGE_PROJECT_TRANSPOSE,
-          IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
-          IvmRules.CHANGE_TABLE_SCAN);
-
-  /**
-   * The delta program whose join expansion is {@code strategy} (not {@code AUTO}). On each node Hep
-   * tries a collection's rules in order, so foreign-key pruning comes before the expansion: where
-   * it applies, it expands the join; elsewhere it does not fire and the expansion does.
+   * The program that derives a delta plan: given {@code ChangeOf(view)}, it pushes the marker down
+   * to the scans and replaces it there by the delta relations of the base tables, expanding joins
+   * by {@code strategy} ({@code INCLUSION_EXCLUSION} or {@code TELESCOPING}, not {@code AUTO}),
+   * which {@link org.calciteivm.rules.delta.DeltaDerivation} runs. On each node Hep tries a
+   * collection's rules in order, so foreign-key pruning comes before the expansion: where it
+   * applies, it expands the join; elsewhere it does not fire and the expansion does.
    */
   public static HepProgram delta(JoinStrategy strategy) {
     return new HepProgramBuilder()
