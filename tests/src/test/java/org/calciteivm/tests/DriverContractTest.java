@@ -159,7 +159,7 @@ class DriverContractTest {
     try (Connection connection = DriverManager.getConnection(URL)) {
       createTableAndView(connection);
       execute(connection, "INSERT INTO t VALUES (3, 'c')");
-      List<String> lines = explain(connection, "v");
+      List<String> lines = ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v");
       assertThat(lines.subList(0, 6))
           .containsExactly(
               "materialized view: v",
@@ -190,7 +190,7 @@ class DriverContractTest {
               "  advance the view's watermarks, delete the change rows every reader has consumed");
       assertThat(lines.get(lines.size() - 1)).startsWith("  advance the view's watermarks");
       execute(connection, "SET ivm_skip_projection_delete = false");
-      assertThat(explain(connection, "v"))
+      assertThat(ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v"))
           .contains(
               "a refresh chooses among: BAG_COUNTED, BAG_APPEND; with the current settings and an"
                   + " insert-only change: BAG_COUNTED, otherwise: BAG_COUNTED");
@@ -304,17 +304,6 @@ class DriverContractTest {
       execute(refresher, "REFRESH MATERIALIZED VIEW v");
       ViewCheck.assertMatches(refresher, "v", VIEW_QUERY, "after a prepared write");
     }
-  }
-
-  private static List<String> explain(Connection connection, String view) throws SQLException {
-    List<String> lines = new ArrayList<>();
-    try (Statement statement = connection.createStatement();
-        ResultSet result = statement.executeQuery("EXPLAIN REFRESH MATERIALIZED VIEW " + view)) {
-      while (result.next()) {
-        lines.add(result.getString(1));
-      }
-    }
-    return lines;
   }
 
   private static List<String> explainAnalyze(Connection connection, String view)
