@@ -18,10 +18,19 @@ import org.calciteivm.core.JoinStrategy;
 public final class IvmPrograms {
   private IvmPrograms() {}
 
+  /** The rules that derive a delta plan except those of joins, in no particular order. */
+  private static final ImmutableList<RelOptRule> CHANGE_RULES =
+      ImmutableList.of(
+          IvmRules.CHANGE_FILTER_TRANSPOSE,
+          IvmRules.CHANGE_PROJECT_TRANSPOSE,
+          IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
+          IvmRules.CHANGE_TABLE_SCAN);
+
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
-   * expansions read, see {@code ForeignKeyPruning}) and each term reads only the rows it needs.
+   * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
+   * the rows it needs.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -46,26 +55,20 @@ public final class IvmPrograms {
   }
 
   /**
-   * Derives the delta plan: given {@code LogicalDelta(view)}, pushes the delta marker down to the
-   * scans and replaces it there by the delta relations of the base tables, expanding joins by
-   * inclusion-exclusion.
+   * The program that derives a delta plan: given {@code ChangeOf(view)}, it pushes the marker down
+   * to the scans and replaces it there by the delta relations of the base tables, expanding joins
+   * by {@code strategy} ({@code INCLUSION_EXCLUSION} or {@code TELESCOPING}, not {@code AUTO}),
+   * which {@link org.calciteivm.rules.delta.DeltaDerivation} runs. On each node Hep tries a
+   * collection's rules in order, so foreign-key pruning comes before the expansion: where it
+   * applies, it expands the join; elsewhere it does not fire and the expansion does.
    */
-  public static HepProgram deltaByInclusionExclusion() {
-    return delta(JoinStrategy.INCLUSION_EXCLUSION);
-  }
-
-  /** As {@link #deltaByInclusionExclusion()}, expanding joins by telescoping. */
-  public static HepProgram deltaByTelescoping() {
-    return delta(JoinStrategy.TELESCOPING);
-  }
-
-  /** The delta program whose join expansion is {@code strategy} (not {@code AUTO}). */
   public static HepProgram delta(JoinStrategy strategy) {
     return new HepProgramBuilder()
         .addMatchOrder(HepMatchOrder.TOP_DOWN)
         .addRuleCollection(
             ImmutableList.<RelOptRule>builder()
-                .addAll(IvmRules.DELTA_RULES)
+                .addAll(CHANGE_RULES)
+                .add(IvmRules.CHANGE_JOIN_FOREIGN_KEY_PRUNE)
                 .add(joinRule(strategy))
                 .build())
         .build();
@@ -74,9 +77,9 @@ public final class IvmPrograms {
   private static RelOptRule joinRule(JoinStrategy strategy) {
     switch (strategy) {
       case INCLUSION_EXCLUSION:
-        return IvmRules.DELTA_JOIN_INCLUSION_EXCLUSION;
+        return IvmRules.CHANGE_JOIN_INCLUSION_EXCLUSION;
       case TELESCOPING:
-        return IvmRules.DELTA_JOIN_TELESCOPING;
+        return IvmRules.CHANGE_JOIN_TELESCOPING;
       default:
         throw new IllegalArgumentException(
             "choose a join strategy before deriving: " + strategy + " is resolved per refresh");

@@ -27,8 +27,8 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelRunner;
+import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.delta.LogicalDelta;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 
@@ -89,8 +89,7 @@ final class InMemoryTables implements AutoCloseable {
         new ChangingMemoryTable(
             f -> rowType(f, columns), Statistics.of(List.of(foreignKeys)), name + "_delta");
     MemoryTable delta =
-        new MemoryTable(
-            f -> LogicalDelta.weightedRowType(f, rowType(f, columns)), Statistics.UNKNOWN);
+        new MemoryTable(f -> ChangeOf.weightedRowType(f, rowType(f, columns)), Statistics.UNKNOWN);
     tables.put(name, table);
     deltas.put(name, delta);
     main.add(name, table);

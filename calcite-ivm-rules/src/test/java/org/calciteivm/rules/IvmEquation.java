@@ -51,8 +51,8 @@ final class IvmEquation {
   /** A view: what its delta is derived from, its recompute, and its state layout if aggregate. */
   private record View(RelNode deriveFrom, PreparedStatement recompute, AggregateState state) {}
 
-  /** A compiled delta plan and the notes of its derivation (terms left out by foreign keys). */
-  private record Delta(RelNode plan, PreparedStatement statement, List<String> notes) {}
+  /** A compiled delta plan and the join terms its derivation left out by foreign keys. */
+  private record Delta(RelNode plan, PreparedStatement statement, List<String> prunedTerms) {}
 
   IvmEquation(InMemoryTables tables) {
     this.tables = tables;
@@ -66,7 +66,7 @@ final class IvmEquation {
    *     whose change has rows, and may hold others
    * @param old each table's previous rows (a table not named is empty)
    * @param changes each table's change: its columns and a weight (a table not named is unchanged)
-   * @return the notes of the derivation: the terms a foreign key left out
+   * @return the join terms a foreign key left out of the delta plan
    */
   List<String> check(
       String sql,
@@ -121,7 +121,7 @@ final class IvmEquation {
           .as(description)
           .isEqualTo(Bag.of(new ArrayList<>(groups(state, newResult).values())));
     }
-    return delta.notes();
+    return delta.prunedTerms();
   }
 
   private View view(String sql) throws SQLException {
@@ -150,19 +150,17 @@ final class IvmEquation {
     String key = sql + "|" + strategy + "|" + new TreeSet<>(changed) + "|" + insertOnly;
     Delta delta = deltas.get(key);
     if (delta == null) {
-      List<String> notes = new ArrayList<>();
       DeltaContext context =
           new DeltaContext(
-              table -> changed.contains(name(table)),
-              table -> insertOnly.contains(name(table)),
-              notes::add);
-      RelNode plan = DeltaDerivation.derive(view.deriveFrom(), strategy, context);
+              table -> changed.contains(name(table)), table -> insertOnly.contains(name(table)));
+      DeltaDerivation derivation = DeltaDerivation.of(view.deriveFrom(), strategy, context);
+      RelNode plan = derivation.plan();
       // the plan run here is the one the driver writes for DuckDB
       assertThat(SqlUnparser.duckDb().toSql(plan)).startsWith("SELECT");
       // compiling costs far more than deriving: equal plans share one compiled statement
       PreparedStatement statement =
           compiled.computeIfAbsent(ViewSqlPlanner.explain(plan), text -> prepare(plan));
-      delta = new Delta(plan, statement, List.copyOf(notes));
+      delta = new Delta(plan, statement, derivation.prunedTerms());
       deltas.put(key, delta);
     }
     return delta;

@@ -12,8 +12,8 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.mapping.IntPair;
+import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.delta.LogicalDelta;
 
 /** Small Calcite schemas for rule tests: no database, only row types. */
 final class TestSchemas {
@@ -42,7 +42,7 @@ final class TestSchemas {
   static class OrdersDelta extends AbstractTable {
     @Override
     public RelDataType getRowType(RelDataTypeFactory f) {
-      return LogicalDelta.weightedRowType(f, new Orders().getRowType(f));
+      return ChangeOf.weightedRowType(f, new Orders().getRowType(f));
     }
   }
 
@@ -86,7 +86,7 @@ final class TestSchemas {
   static class ItemsDelta extends AbstractTable {
     @Override
     public RelDataType getRowType(RelDataTypeFactory f) {
-      return LogicalDelta.weightedRowType(f, new Items().getRowType(f));
+      return ChangeOf.weightedRowType(f, new Items().getRowType(f));
     }
   }
 

@@ -154,18 +154,49 @@ class DriverContractTest {
   }
 
   @Test
-  void explainRefreshReturnsTextLines() throws SQLException {
-    try (Connection connection = DriverManager.getConnection(URL);
-        Statement statement = connection.createStatement()) {
+  void explainRefreshShowsTheViewItsStrategiesPlanAndStatementsAndRefreshesNothing()
+      throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
       createTableAndView(connection);
       execute(connection, "INSERT INTO t VALUES (3, 'c')");
-      List<String> lines = new ArrayList<>();
-      try (ResultSet result = statement.executeQuery("EXPLAIN REFRESH MATERIALIZED VIEW v")) {
-        while (result.next()) {
-          lines.add(result.getString(1));
-        }
-      }
-      assertThat(lines).isNotEmpty().doesNotContainNull();
+      List<String> lines = ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v");
+      assertThat(lines.subList(0, 6))
+          .containsExactly(
+              "materialized view: v",
+              "query: " + VIEW_QUERY,
+              "strategy: BAG_COUNTED (bag view: fan out net inserts, delete exactly the net deleted"
+                  + " copies; BAG_APPEND when every change is an insert and"
+                  + " ivm_skip_projection_delete is on)",
+              "a refresh chooses among: BAG_COUNTED, BAG_APPEND; with the current settings and an"
+                  + " insert-only change: BAG_APPEND, otherwise: BAG_COUNTED",
+              "hidden columns: none",
+              "pending change to t");
+      // one table, no join: no expansion to show
+      assertThat(lines).noneMatch(line -> line.startsWith("join expansion"));
+      assertThat(lines.subList(6, 10))
+          .containsExactly(
+              "delta plan:",
+              "  LogicalProject(k=[$0], big=[UPPER($1)], _ivm_weight=[$2])",
+              "    LogicalFilter(condition=[>($0, 0)])",
+              "      LogicalTableScan(table=[[temp, _ivm_pending_1]])");
+      assertThat(lines)
+          .containsSubsequence(
+              "refresh statements, in one transaction:",
+              "  find the pending change:",
+              "  per changed table that other views read too: seal its captured rows",
+              "  per changed table: the temporary view of its change, e.g.",
+              "  merge when BAG_COUNTED:",
+              "  merge when BAG_APPEND:",
+              "  advance the view's watermarks, delete the change rows every reader has consumed");
+      assertThat(lines.get(lines.size() - 1)).startsWith("  advance the view's watermarks");
+      execute(connection, "SET ivm_skip_projection_delete = false");
+      assertThat(ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v"))
+          .contains(
+              "a refresh chooses among: BAG_COUNTED, BAG_APPEND; with the current settings and an"
+                  + " insert-only change: BAG_COUNTED, otherwise: BAG_COUNTED");
+      // EXPLAIN refreshed nothing: the view still has its rows of before the insert
+      assertThat(ViewCheck.rows(connection, "SELECT * FROM v ORDER BY k"))
+          .containsExactly("1\tA", "2\tB");
       refreshAndCheck(connection);
     }
   }

@@ -17,8 +17,8 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.delta.LogicalDelta;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -176,7 +176,7 @@ public final class CalciteSchemas {
 
     @Override
     public RelDataType getRowType(RelDataTypeFactory factory) {
-      return LogicalDelta.weightedRowType(factory, rowType(factory, relation));
+      return ChangeOf.weightedRowType(factory, rowType(factory, relation));
     }
   }
 }

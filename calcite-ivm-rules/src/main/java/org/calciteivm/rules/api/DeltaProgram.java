@@ -21,9 +21,9 @@ import org.calciteivm.rules.sql.SqlUnparser;
  * @param joins the join expansion used
  * @param plan the delta plan
  * @param consolidated the delta, consolidated
- * @param terms the terms of the join expansion, one line each ({@code Δt} change, {@code t} current
- *     state, {@code t⁻} previous state); empty without a join
- * @param pruned the terms left out because declared foreign keys prove them empty
+ * @param terms the terms of the join expansion as {@link #plan()} computes them, one line each
+ *     ({@code Δt} change, {@code t} current state, {@code t⁻} previous state); empty without a join
+ * @param pruned the terms left out of the plan because declared foreign keys prove them empty
  * @param negativeWeightsPossible whether the delta of a change with only inserts may still have
  *     rows of negative weight (join expansions with several changed inputs), which {@link
  *     #consolidated()} cancels

@@ -4,9 +4,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
@@ -102,20 +100,14 @@ public final class MaintainedView {
 
   /** The delta program for {@code change}. */
   public DeltaProgram delta(Change change) {
-    Set<String> pruned = new LinkedHashSet<>();
     DeltaContext context =
         new DeltaContext(
             table -> change.changedTables().contains(table.getQualifiedName()),
-            table -> change.insertOnlyTables().contains(table.getQualifiedName()),
-            pruned::add);
-    List<JoinTerms.Leaf> leaves = JoinTerms.leaves(plan, context);
-    ImmutableList<String> terms =
-        leaves.size() > 1
-            ? ImmutableList.copyOf(JoinTerms.describe(leaves, change.joins()))
-            : ImmutableList.of();
+            table -> change.insertOnlyTables().contains(table.getQualifiedName()));
     Aggregate aggregate = analysis.aggregate();
-    RelNode delta =
-        DeltaDerivation.derive(aggregate == null ? plan : aggregate, change.joins(), context);
+    DeltaDerivation derivation =
+        DeltaDerivation.of(aggregate == null ? plan : aggregate, change.joins(), context);
+    RelNode delta = derivation.plan();
     RelNode consolidated =
         aggregate == null
             ? Consolidation.consolidate(IvmRelBuilders.create(delta.getCluster()), delta)
@@ -124,9 +116,9 @@ public final class MaintainedView {
         change.joins(),
         delta,
         consolidated,
-        terms,
-        ImmutableList.copyOf(pruned),
-        JoinTerms.negativeWeightsPossible(leaves));
+        ImmutableList.copyOf(JoinTerms.of(plan, delta)),
+        derivation.prunedTerms(),
+        JoinTerms.negativeWeightsPossible(plan, context));
   }
 
   /**

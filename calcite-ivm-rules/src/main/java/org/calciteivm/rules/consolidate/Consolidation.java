@@ -9,7 +9,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.calciteivm.core.ZSets;
-import org.calciteivm.rules.delta.LogicalDelta;
+import org.calciteivm.rules.delta.ChangeOf;
 
 /**
  * Consolidation of a Z-set: one row per distinct tuple with the sum of its weights, tuples whose
@@ -37,7 +37,7 @@ public final class Consolidation {
         builder.call(
             SqlStdOperatorTable.NOT_EQUALS, builder.field(tupleColumns), builder.literal(0)));
     // DuckDB sums BIGINT into HUGEINT; the cast keeps the weight a BIGINT downstream
-    RelDataType weightType = LogicalDelta.weightType(builder.getTypeFactory());
+    RelDataType weightType = ChangeOf.weightType(builder.getTypeFactory());
     List<RexNode> columns = new ArrayList<>(builder.fields(tuple));
     columns.add(
         builder.getRexBuilder().makeAbstractCast(weightType, builder.field(tupleColumns), false));

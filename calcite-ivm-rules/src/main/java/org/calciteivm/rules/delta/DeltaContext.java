@@ -1,6 +1,5 @@
 package org.calciteivm.rules.delta;
 
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.calcite.plan.Context;
 import org.apache.calcite.plan.RelOptRuleCall;
@@ -15,27 +14,25 @@ import org.apache.calcite.rel.core.TableScan;
  * <p>Knowing which deltas are empty lets the join rules skip every term that would join an empty
  * delta: an n-way join whose only changed input is one table runs one term.
  *
- * <p>Knowing which changes are insert-only lets them use declared foreign keys ({@link
- * ForeignKeyPruning}).
+ * <p>Knowing which changes are insert-only lets {@link ChangeJoinForeignKeyPruneRule} use declared
+ * foreign keys.
  *
  * @param hasDelta whether a table's delta relation may hold rows in this refresh; a table for which
  *     it is false is read only as a current state
  * @param insertOnly whether every row of a table's delta has a positive weight in this refresh
- * @param notes receives a line for each term left out because declared keys prove it empty
  */
-public record DeltaContext(
-    Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly, Consumer<String> notes) {
+public record DeltaContext(Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly) {
 
   /**
    * Every {@link ChangingTable} may have changed, none is known to be insert-only; other tables
    * have not changed.
    */
   public static final DeltaContext EVERY_CHANGING_TABLE =
-      new DeltaContext(table -> table.unwrap(ChangingTable.class) != null, table -> false, n -> {});
+      new DeltaContext(table -> table.unwrap(ChangingTable.class) != null, table -> false);
 
   /** The tables {@code hasDelta} have changed, none known to be insert-only. */
   public DeltaContext(Predicate<RelOptTable> hasDelta) {
-    this(hasDelta, table -> false, note -> {});
+    this(hasDelta, table -> false);
   }
 
   /** The context of the planner running {@code call}, or {@link #EVERY_CHANGING_TABLE}. */

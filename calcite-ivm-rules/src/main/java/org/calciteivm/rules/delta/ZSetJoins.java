@@ -3,7 +3,6 @@ package org.calciteivm.rules.delta;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
@@ -31,31 +30,25 @@ final class ZSetJoins {
     List<RelNode> terms(RelBuilder builder, Join join, boolean leftChanges, boolean rightChanges);
   }
 
-  /**
-   * What both join rules do on a match of {@link #deltaOfInnerJoin()}: the expansion with the term
-   * a declared foreign key proves empty left out if there is one ({@link ForeignKeyPruning}),
-   * otherwise the sum of {@code expansion}'s terms.
-   */
+  /** What both join expansions do on a match of {@link #deltaOfInnerJoin()}: sum their terms. */
   static void expand(RelOptRuleCall call, Expansion expansion) {
-    LogicalDelta delta = call.rel(0);
+    ChangeOf change = call.rel(0);
     Join join = call.rel(1);
     DeltaContext context = DeltaContext.of(call);
     RelBuilder builder = call.builder();
-    Optional<RelNode> pruned = ForeignKeyPruning.expand(builder, delta, join, context);
-    if (pruned.isPresent()) {
-      call.transformTo(pruned.get());
-      return;
-    }
     List<RelNode> terms =
         expansion.terms(
             builder, join, context.changes(join.getLeft()), context.changes(join.getRight()));
-    call.transformTo(sum(builder, terms, delta));
+    call.transformTo(sum(builder, terms, change));
   }
 
-  /** The operand both join expansions match: a delta directly above an inner join. */
+  /**
+   * The operand of the join expansions and of {@link ChangeJoinForeignKeyPruneRule}: a delta
+   * directly above an inner join.
+   */
   static RelRule.OperandTransform deltaOfInnerJoin() {
     return b0 ->
-        b0.operand(LogicalDelta.class)
+        b0.operand(ChangeOf.class)
             .oneInput(
                 b1 ->
                     b1.operand(Join.class)
@@ -72,7 +65,7 @@ final class ZSetJoins {
 
     /** The change of a join input. */
     static Side delta(RelNode input) {
-      return new Side(LogicalDelta.create(input), true);
+      return new Side(ChangeOf.create(input), true);
     }
   }
 
@@ -121,7 +114,8 @@ final class ZSetJoins {
    * state with weight 1 and the delta with negated weights. Nothing is consolidated here: a join is
    * linear in each side, so a tuple's copies may be spread over several rows, and the view delta is
    * consolidated before it is merged. Filters and projections inside {@code input} apply to both
-   * branches, so only the rows and columns the join needs are read.
+   * branches, so only the rows and columns the join needs are read. {@link JoinTerms} recognizes
+   * this union by its first input, which reads no delta relation.
    */
   static Side previous(RelBuilder builder, RelNode input) {
     int columns = input.getRowType().getFieldCount();
@@ -130,12 +124,12 @@ final class ZSetJoins {
     RexNode one =
         builder
             .getRexBuilder()
-            .makeExactLiteral(BigDecimal.ONE, LogicalDelta.weightType(builder.getTypeFactory()));
+            .makeExactLiteral(BigDecimal.ONE, ChangeOf.weightType(builder.getTypeFactory()));
     builder.push(input);
     List<RexNode> current = new ArrayList<>(builder.fields());
     current.add(one);
     builder.project(current, names, true);
-    builder.push(LogicalDelta.create(input));
+    builder.push(ChangeOf.create(input));
     List<RexNode> undone = new ArrayList<>(builder.fields().subList(0, columns));
     undone.add(builder.call(SqlStdOperatorTable.UNARY_MINUS, builder.field(columns)));
     builder.project(undone, names, true);
@@ -145,7 +139,7 @@ final class ZSetJoins {
   /**
    * The sum of {@code terms}, or the empty relation of {@code rowType}'s shape if there is none.
    */
-  static RelNode sum(RelBuilder builder, List<RelNode> terms, LogicalDelta delta) {
+  static RelNode sum(RelBuilder builder, List<RelNode> terms, ChangeOf delta) {
     if (terms.isEmpty()) {
       return builder.values(delta.getRowType()).build();
     }

@@ -20,9 +20,9 @@ import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmPrograms;
+import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
 import org.calciteivm.rules.delta.DeltaContext;
-import org.calciteivm.rules.delta.LogicalDelta;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.junit.jupiter.api.Test;
@@ -57,7 +57,7 @@ class LibraryExampleTest {
   static class OrdersDelta extends AbstractTable {
     @Override
     public RelDataType getRowType(RelDataTypeFactory types) {
-      return LogicalDelta.weightedRowType(types, new Orders().getRowType(types));
+      return ChangeOf.weightedRowType(types, new Orders().getRowType(types));
     }
   }
 
@@ -159,7 +159,7 @@ class LibraryExampleTest {
         new HepPlanner(
             IvmPrograms.delta(JoinStrategy.INCLUSION_EXCLUSION),
             Contexts.of(DeltaContext.EVERY_CHANGING_TABLE));
-    planner.setRoot(LogicalDelta.create(view));
+    planner.setRoot(ChangeOf.create(view));
     RelNode delta = planner.findBestExp();
 
     assertThat(ViewSqlPlanner.explain(delta).trim())

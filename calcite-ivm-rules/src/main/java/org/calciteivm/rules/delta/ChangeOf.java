@@ -20,19 +20,21 @@ import org.calciteivm.rules.aggregate.AggregateState;
  * aggregate is the change of its per-group state instead.
  *
  * <p>It is a marker: the delta rules push it down the plan until it sits on the scans of base
- * tables, where {@link DeltaTableScanRule} replaces it with a scan of the table's delta relation.
- * Unlike Calcite's stream {@code Delta}, which describes an insert-only stream, every row here
- * carries a signed multiplicity, so deletes and updates are changes too.
+ * tables, where {@link ChangeTableScanRule} replaces it with a scan of the table's delta relation.
+ * Unlike Calcite's stream {@code Delta} ({@code org.apache.calcite.rel.stream.LogicalDelta}), which
+ * describes an insert-only stream, every row here carries a signed multiplicity, so deletes and
+ * updates are changes too; hence a name of its own, and rules named {@code Change*Rule} beside
+ * {@code StreamRules}' {@code Delta*Rule}.
  */
-public final class LogicalDelta extends SingleRel {
-  private LogicalDelta(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
+public final class ChangeOf extends SingleRel {
+  private ChangeOf(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
     super(cluster, traits, input);
   }
 
   /** The change of {@code input}. */
-  public static LogicalDelta create(RelNode input) {
+  public static ChangeOf create(RelNode input) {
     RelOptCluster cluster = input.getCluster();
-    return new LogicalDelta(cluster, cluster.traitSetOf(Convention.NONE), input);
+    return new ChangeOf(cluster, cluster.traitSetOf(Convention.NONE), input);
   }
 
   /** The type of the weight column. */
@@ -52,14 +54,14 @@ public final class LogicalDelta extends SingleRel {
 
   /**
    * The input's columns and a weight; for an aggregate, the change of its per-group state (see
-   * {@link DeltaAggregateTransposeRule}).
+   * {@link ChangeAggregateTransposeRule}).
    */
   @Override
   protected RelDataType deriveRowType() {
     if (getInput().stripped() instanceof Aggregate aggregate) {
       return AggregateState.of(aggregate)
           .deltaStateAggregate(
-              IvmRelBuilders.create(getCluster()), LogicalDelta.create(aggregate.getInput()))
+              IvmRelBuilders.create(getCluster()), ChangeOf.create(aggregate.getInput()))
           .getRowType();
     }
     return weightedRowType(getCluster().getTypeFactory(), getInput().getRowType());
@@ -67,6 +69,6 @@ public final class LogicalDelta extends SingleRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new LogicalDelta(getCluster(), traitSet, sole(inputs));
+    return new ChangeOf(getCluster(), traitSet, sole(inputs));
   }
 }

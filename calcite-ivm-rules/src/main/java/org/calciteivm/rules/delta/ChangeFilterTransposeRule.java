@@ -3,12 +3,13 @@ package org.calciteivm.rules.delta;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
 
 /**
- * Pushes a {@link LogicalDelta} through a {@link Filter}.
+ * Pushes a {@link ChangeOf} through a {@link Filter}.
  *
  * <p>Identity: {@code Δ(σ_p R) = σ_p(ΔR)}. A filter keeps or drops each row on its own, and a Z-set
  * row with weight {@code w} stands for {@code w} copies (or {@code -w} removed copies) of the same
@@ -17,10 +18,11 @@ import org.immutables.value.Value;
  * are dropped on both sides, so three-valued logic changes nothing.
  */
 @Value.Enclosing
-public class DeltaFilterTransposeRule extends RelRule<DeltaFilterTransposeRule.Config> {
+public class ChangeFilterTransposeRule extends RelRule<ChangeFilterTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaFilterTransposeRule(Config config) {
+  protected ChangeFilterTransposeRule(Config config) {
     super(config);
   }
 
@@ -28,7 +30,7 @@ public class DeltaFilterTransposeRule extends RelRule<DeltaFilterTransposeRule.C
   public void onMatch(RelOptRuleCall call) {
     Filter filter = call.rel(1);
     RelBuilder builder = call.builder();
-    builder.push(LogicalDelta.create(filter.getInput())).filter(filter.getCondition());
+    builder.push(ChangeOf.create(filter.getInput())).filter(filter.getCondition());
     call.transformTo(builder.build());
   }
 
@@ -37,16 +39,16 @@ public class DeltaFilterTransposeRule extends RelRule<DeltaFilterTransposeRule.C
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above any filter. */
     Config DEFAULT =
-        ImmutableDeltaFilterTransposeRule.Config.of()
+        ImmutableChangeFilterTransposeRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(
                 b0 ->
-                    b0.operand(LogicalDelta.class)
+                    b0.operand(ChangeOf.class)
                         .oneInput(b1 -> b1.operand(Filter.class).anyInputs()));
 
     @Override
-    default DeltaFilterTransposeRule toRule() {
-      return new DeltaFilterTransposeRule(this);
+    default ChangeFilterTransposeRule toRule() {
+      return new ChangeFilterTransposeRule(this);
     }
   }
 }

@@ -3,6 +3,7 @@ package org.calciteivm.rules.delta;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.immutables.value.Value;
@@ -20,10 +21,11 @@ import org.immutables.value.Value;
  * decides).
  */
 @Value.Enclosing
-public class DeltaAggregateTransposeRule extends RelRule<DeltaAggregateTransposeRule.Config> {
+public class ChangeAggregateTransposeRule extends RelRule<ChangeAggregateTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaAggregateTransposeRule(Config config) {
+  protected ChangeAggregateTransposeRule(Config config) {
     super(config);
   }
 
@@ -32,7 +34,7 @@ public class DeltaAggregateTransposeRule extends RelRule<DeltaAggregateTranspose
     Aggregate aggregate = call.rel(1);
     call.transformTo(
         AggregateState.of(aggregate)
-            .deltaStateAggregate(call.builder(), LogicalDelta.create(aggregate.getInput())));
+            .deltaStateAggregate(call.builder(), ChangeOf.create(aggregate.getInput())));
   }
 
   /** Rule configuration. */
@@ -40,16 +42,16 @@ public class DeltaAggregateTransposeRule extends RelRule<DeltaAggregateTranspose
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above an aggregate. */
     Config DEFAULT =
-        ImmutableDeltaAggregateTransposeRule.Config.of()
+        ImmutableChangeAggregateTransposeRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(
                 b0 ->
-                    b0.operand(LogicalDelta.class)
+                    b0.operand(ChangeOf.class)
                         .oneInput(b1 -> b1.operand(Aggregate.class).anyInputs()));
 
     @Override
-    default DeltaAggregateTransposeRule toRule() {
-      return new DeltaAggregateTransposeRule(this);
+    default ChangeAggregateTransposeRule toRule() {
+      return new ChangeAggregateTransposeRule(this);
     }
   }
 }

@@ -3,29 +3,35 @@ package org.calciteivm.rules.delta;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelReferentialConstraint;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.util.mapping.IntPair;
+import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
+import org.immutables.value.Value;
 
 /**
- * Leaves out a join term that a declared foreign key proves empty; used by both join expansions.
+ * Expands the delta of an inner join into the one term left when a declared foreign key proves the
+ * other empty; either join expansion may follow it in a program, and applies where it does not.
  *
  * <p>Identity: {@code Δ(Y ⋈ X) = ΔY ⋈ X' + Y⁻ ⋈ ΔX} (telescoping with {@code X} first), so when
  * {@code Y⁻ ⋈ ΔX = ∅}, {@code Δ(Y ⋈ X) = ΔY ⋈ X'}, one term whichever side {@code Y} is on and
  * whichever expansion was asked for (inclusion-exclusion's terms {@code Y' ⋈ ΔX - ΔY ⋈ ΔX} are that
- * empty term).
+ * empty term). If {@code Y} has no change in this refresh ({@link DeltaContext}), nothing is left.
  *
  * <p>{@code Y⁻ ⋈ ΔX} is empty when the join condition equates every column of a {@code FOREIGN KEY}
  * of a table {@code F} that {@code Y} reads with the referenced key of a table {@code R}, {@code R}
@@ -34,32 +40,63 @@ import org.calciteivm.rules.delta.ZSetJoins.Side;
  * unique, and a key deleted and re-inserted would show as a delete), and every previous row of
  * {@code F} references a previous row of {@code R} or has a NULL, which equals nothing. Nothing is
  * pruned without a declared constraint.
+ *
+ * <p>The rule has no side effect: {@link DeltaDerivation} reports the terms it left out ({@link
+ * #prunedTerm}) by listening to the planner.
  */
-final class ForeignKeyPruning {
-  private ForeignKeyPruning() {}
+@Value.Enclosing
+public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyPruneRule.Config>
+    implements TransformationRule {
+
+  /** Creates the rule from its configuration. */
+  protected ChangeJoinForeignKeyPruneRule(Config config) {
+    super(config);
+  }
+
+  @Override
+  public void onMatch(RelOptRuleCall call) {
+    ChangeOf change = call.rel(0);
+    Join join = call.rel(1);
+    DeltaContext context = DeltaContext.of(call);
+    Optional<EmptyTerm> empty = emptyTerm(join, context);
+    if (empty.isEmpty()) {
+      return;
+    }
+    boolean changeOnRight = empty.get().changeOnRight();
+    RelNode x = changeOnRight ? join.getRight() : join.getLeft();
+    RelNode y = changeOnRight ? join.getLeft() : join.getRight();
+    RelBuilder builder = call.builder();
+    List<RelNode> terms = new ArrayList<>();
+    if (context.changes(y)) {
+      terms.add(
+          changeOnRight
+              ? ZSetJoins.term(builder, join, Side.delta(y), Side.current(x), false)
+              : ZSetJoins.term(builder, join, Side.current(x), Side.delta(y), false));
+    }
+    call.transformTo(ZSetJoins.sum(builder, terms, change));
+  }
 
   /**
-   * The delta of {@code join} with the term a foreign key proves empty left out, or nothing if no
-   * declared key applies.
+   * The term of {@code Δjoin} this rule leaves out in {@code context}, as people read it ({@code
+   * left out items⁻ ⋈ Δ(orders): FOREIGN KEY ...}), or nothing if no declared key proves a term
+   * empty.
    */
-  static Optional<RelNode> expand(
-      RelBuilder builder, LogicalDelta delta, Join join, DeltaContext context) {
+  public static Optional<String> prunedTerm(Join join, DeltaContext context) {
+    return emptyTerm(join, context).map(EmptyTerm::reason);
+  }
+
+  /**
+   * The empty term {@code Y⁻ ⋈ ΔX}: {@code X} is the join's right input if {@code changeOnRight}.
+   */
+  private record EmptyTerm(boolean changeOnRight, String reason) {}
+
+  /** The term of {@code Δjoin} a declared key proves empty, the right input's change first. */
+  private static Optional<EmptyTerm> emptyTerm(Join join, DeltaContext context) {
     for (boolean changeOnRight : new boolean[] {true, false}) {
-      RelNode x = changeOnRight ? join.getRight() : join.getLeft();
-      RelNode y = changeOnRight ? join.getLeft() : join.getRight();
       Optional<String> reason = emptyAgainstPrevious(join, changeOnRight, context);
-      if (reason.isEmpty()) {
-        continue;
+      if (reason.isPresent()) {
+        return Optional.of(new EmptyTerm(changeOnRight, reason.get()));
       }
-      context.notes().accept(reason.get());
-      List<RelNode> terms = new ArrayList<>();
-      if (context.changes(y)) {
-        terms.add(
-            changeOnRight
-                ? ZSetJoins.term(builder, join, Side.delta(y), Side.current(x), false)
-                : ZSetJoins.term(builder, join, Side.current(x), Side.delta(y), false));
-      }
-      return Optional.of(ZSetJoins.sum(builder, terms, delta));
     }
     return Optional.empty();
   }
@@ -82,7 +119,7 @@ final class ForeignKeyPruning {
       return Optional.empty();
     }
     int leftColumns = join.getLeft().getRowType().getFieldCount();
-    List<Column[]> equalities = new ArrayList<>();
+    List<Equality> equalities = new ArrayList<>();
     for (RexNode conjunct : RelOptUtil.conjunctions(join.getCondition())) {
       if (conjunct.getKind() != SqlKind.EQUALS) {
         continue;
@@ -100,8 +137,7 @@ final class ForeignKeyPruning {
       Column left = origin(join.getLeft(), leftRef);
       Column right = origin(join.getRight(), rightRef - leftColumns);
       if (left != null && right != null) {
-        // {column of Y, column of X}
-        equalities.add(changeOnRight ? new Column[] {left, right} : new Column[] {right, left});
+        equalities.add(changeOnRight ? new Equality(left, right) : new Equality(right, left));
       }
     }
     for (RelOptTable source : JoinTerms.scannedTables(y)) {
@@ -119,15 +155,18 @@ final class ForeignKeyPruning {
   /** A column of a base table. */
   private record Column(RelOptTable table, int ordinal) {}
 
+  /** A conjunct {@code y = x} of the join condition, between base-table columns. */
+  private record Equality(Column y, Column x) {}
+
   private static boolean equated(
-      List<Column[]> equalities, RelOptTable source, RelOptTable target, IntPair pair) {
+      List<Equality> equalities, RelOptTable source, RelOptTable target, IntPair pair) {
     return equalities.stream()
         .anyMatch(
             e ->
-                sameTable(e[0].table(), source)
-                    && e[0].ordinal() == pair.source
-                    && sameTable(e[1].table(), target)
-                    && e[1].ordinal() == pair.target);
+                sameTable(e.y().table(), source)
+                    && e.y().ordinal() == pair.source
+                    && sameTable(e.x().table(), target)
+                    && e.x().ordinal() == pair.target);
   }
 
   private static boolean sameTable(RelOptTable a, RelOptTable b) {
@@ -195,5 +234,20 @@ final class ForeignKeyPruning {
   private static String last(RelOptTable table) {
     List<String> name = table.getQualifiedName();
     return name.get(name.size() - 1);
+  }
+
+  /** Rule configuration. */
+  @Value.Immutable(singleton = true)
+  public interface Config extends RelRule.Config {
+    /** Matches a delta directly above an inner join. */
+    Config DEFAULT =
+        ImmutableChangeJoinForeignKeyPruneRule.Config.of()
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
+
+    @Override
+    default ChangeJoinForeignKeyPruneRule toRule() {
+      return new ChangeJoinForeignKeyPruneRule(this);
+    }
   }
 }

@@ -8,6 +8,7 @@ import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
@@ -22,16 +23,17 @@ import org.immutables.value.Value;
  * the scans.
  */
 @Value.Enclosing
-public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
+public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaTableScanRule(Config config) {
+  protected ChangeTableScanRule(Config config) {
     super(config);
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    LogicalDelta delta = call.rel(0);
+    ChangeOf delta = call.rel(0);
     TableScan scan = call.rel(1);
     RelBuilder builder = call.builder();
     ChangingTable changing = scan.getTable().unwrap(ChangingTable.class);
@@ -51,16 +53,16 @@ public class DeltaTableScanRule extends RelRule<DeltaTableScanRule.Config> {
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above a table scan. */
     Config DEFAULT =
-        ImmutableDeltaTableScanRule.Config.of()
+        ImmutableChangeTableScanRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(
                 b0 ->
-                    b0.operand(LogicalDelta.class)
+                    b0.operand(ChangeOf.class)
                         .oneInput(b1 -> b1.operand(TableScan.class).noInputs()));
 
     @Override
-    default DeltaTableScanRule toRule() {
-      return new DeltaTableScanRule(this);
+    default ChangeTableScanRule toRule() {
+      return new ChangeTableScanRule(this);
     }
   }
 }

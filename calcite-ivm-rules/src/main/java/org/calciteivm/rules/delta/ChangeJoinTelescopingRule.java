@@ -6,6 +6,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -20,19 +21,22 @@ import org.immutables.value.Value;
  * one term per changed input i: the current states of the inputs before i, the delta of input i and
  * the previous states of the inputs after it; no cross terms. The previous state is rebuilt from
  * the current one and the delta ({@link ZSetJoins#previous}); an input without a change in this
- * refresh ({@link DeltaContext}) is its own previous state, and its term is left out.
+ * refresh ({@link DeltaContext}) is its own previous state, and its term is left out. Where a
+ * declared foreign key proves a term empty, {@link ChangeJoinForeignKeyPruneRule}, ahead of this
+ * rule in the program, expands the join instead.
  */
 @Value.Enclosing
-public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.Config> {
+public class ChangeJoinTelescopingRule extends RelRule<ChangeJoinTelescopingRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaJoinTelescopingRule(Config config) {
+  protected ChangeJoinTelescopingRule(Config config) {
     super(config);
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    ZSetJoins.expand(call, DeltaJoinTelescopingRule::terms);
+    ZSetJoins.expand(call, ChangeJoinTelescopingRule::terms);
   }
 
   private static List<RelNode> terms(
@@ -58,13 +62,13 @@ public class DeltaJoinTelescopingRule extends RelRule<DeltaJoinTelescopingRule.C
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above an inner join. */
     Config DEFAULT =
-        ImmutableDeltaJoinTelescopingRule.Config.of()
+        ImmutableChangeJoinTelescopingRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
-    default DeltaJoinTelescopingRule toRule() {
-      return new DeltaJoinTelescopingRule(this);
+    default ChangeJoinTelescopingRule toRule() {
+      return new ChangeJoinTelescopingRule(this);
     }
   }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.ZSets;
@@ -12,7 +13,7 @@ import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
 
 /**
- * Pushes a {@link LogicalDelta} through a {@link Project}.
+ * Pushes a {@link ChangeOf} through a {@link Project}.
  *
  * <p>Identity: {@code Δ(π_e R) = π_{e, w}(ΔR)}. A projection maps each row on its own, so the
  * projected change carries the weight of the row it came from. Two changed rows may project to the
@@ -21,10 +22,11 @@ import org.immutables.value.Value;
  * runs.
  */
 @Value.Enclosing
-public class DeltaProjectTransposeRule extends RelRule<DeltaProjectTransposeRule.Config> {
+public class ChangeProjectTransposeRule extends RelRule<ChangeProjectTransposeRule.Config>
+    implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaProjectTransposeRule(Config config) {
+  protected ChangeProjectTransposeRule(Config config) {
     super(config);
   }
 
@@ -32,7 +34,7 @@ public class DeltaProjectTransposeRule extends RelRule<DeltaProjectTransposeRule
   public void onMatch(RelOptRuleCall call) {
     Project project = call.rel(1);
     RelBuilder builder = call.builder();
-    builder.push(LogicalDelta.create(project.getInput()));
+    builder.push(ChangeOf.create(project.getInput()));
     List<RexNode> expressions = new ArrayList<>(project.getProjects());
     expressions.add(builder.field(ZSets.WEIGHT_COLUMN));
     List<String> names = new ArrayList<>(project.getRowType().getFieldNames());
@@ -47,16 +49,16 @@ public class DeltaProjectTransposeRule extends RelRule<DeltaProjectTransposeRule
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above any project. */
     Config DEFAULT =
-        ImmutableDeltaProjectTransposeRule.Config.of()
+        ImmutableChangeProjectTransposeRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(
                 b0 ->
-                    b0.operand(LogicalDelta.class)
+                    b0.operand(ChangeOf.class)
                         .oneInput(b1 -> b1.operand(Project.class).anyInputs()));
 
     @Override
-    default DeltaProjectTransposeRule toRule() {
-      return new DeltaProjectTransposeRule(this);
+    default ChangeProjectTransposeRule toRule() {
+      return new ChangeProjectTransposeRule(this);
     }
   }
 }

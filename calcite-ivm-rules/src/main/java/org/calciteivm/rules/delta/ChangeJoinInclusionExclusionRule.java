@@ -6,6 +6,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.delta.ZSetJoins.Side;
@@ -18,24 +19,25 @@ import org.immutables.value.Value;
  * S' = S + ΔS} are the current states (expand {@code (R + ΔR) ⋈ (S + ΔS) - R ⋈ S} and substitute
  * {@code R = R' - ΔR}). Applied to a tree of joins it gives, for n inputs, one term per non-empty
  * subset of the changed inputs, signed {@code (-1)^(|subset|-1)}. A term that joins the delta of an
- * input without a change in this refresh ({@link DeltaContext}) is empty and left out, and so are
- * terms a declared foreign key proves empty ({@link ForeignKeyPruning}).
+ * input without a change in this refresh ({@link DeltaContext}) is empty and left out. Where a
+ * declared foreign key proves a term empty, {@link ChangeJoinForeignKeyPruneRule}, ahead of this
+ * rule in the program, expands the join instead.
  *
  * <p>With two or more changed inputs the subtracted terms produce rows of negative weight even when
  * every change is an insert.
  */
 @Value.Enclosing
-public class DeltaJoinInclusionExclusionRule
-    extends RelRule<DeltaJoinInclusionExclusionRule.Config> {
+public class ChangeJoinInclusionExclusionRule
+    extends RelRule<ChangeJoinInclusionExclusionRule.Config> implements TransformationRule {
 
   /** Creates the rule from its configuration. */
-  protected DeltaJoinInclusionExclusionRule(Config config) {
+  protected ChangeJoinInclusionExclusionRule(Config config) {
     super(config);
   }
 
   @Override
   public void onMatch(RelOptRuleCall call) {
-    ZSetJoins.expand(call, DeltaJoinInclusionExclusionRule::terms);
+    ZSetJoins.expand(call, ChangeJoinInclusionExclusionRule::terms);
   }
 
   private static List<RelNode> terms(
@@ -64,13 +66,13 @@ public class DeltaJoinInclusionExclusionRule
   public interface Config extends RelRule.Config {
     /** Matches a delta directly above an inner join. */
     Config DEFAULT =
-        ImmutableDeltaJoinInclusionExclusionRule.Config.of()
+        ImmutableChangeJoinInclusionExclusionRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(ZSetJoins.deltaOfInnerJoin());
 
     @Override
-    default DeltaJoinInclusionExclusionRule toRule() {
-      return new DeltaJoinInclusionExclusionRule(this);
+    default ChangeJoinInclusionExclusionRule toRule() {
+      return new ChangeJoinInclusionExclusionRule(this);
     }
   }
 }
