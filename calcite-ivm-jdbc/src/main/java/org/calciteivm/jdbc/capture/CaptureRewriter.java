@@ -44,20 +44,19 @@ public final class CaptureRewriter {
   private final String sql;
   private final List<SqlToken> tokens;
 
-  private CaptureRewriter(Write write, TrackedTable table, String sql) {
+  private CaptureRewriter(Write write, TrackedTable table) {
     this.write = write;
     this.table = table;
-    this.sql = sql;
+    this.sql = write.statement().sql();
     this.tokens = write.tokens();
   }
 
   /**
-   * The capture plan of {@code write}, the statement {@code sql}, whose target is {@code table}, or
-   * null for an UPDATE that sets no captured column (it cannot change a view, and runs as it is).
+   * The capture plan of {@code write}, whose target is {@code table}, or null for an UPDATE that
+   * sets no captured column (it cannot change a view, and runs as it is).
    */
-  public static @Nullable CapturePlan rewrite(Write write, TrackedTable table, String sql)
-      throws SQLException {
-    CaptureRewriter rewriter = new CaptureRewriter(write, table, sql);
+  public static @Nullable CapturePlan rewrite(Write write, TrackedTable table) throws SQLException {
+    CaptureRewriter rewriter = new CaptureRewriter(write, table);
     switch (write.kind()) {
       case INSERT:
         return rewriter.insert();
@@ -360,18 +359,7 @@ public final class CaptureRewriter {
 
   /** The index of the first of {@code keywords} at parenthesis depth 0 from {@code from}, or -1. */
   private int topLevel(int from, String... keywords) {
-    int depth = 0;
-    for (int i = from; i < tokens.size(); i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(") || token.isSymbol("[")) {
-        depth++;
-      } else if (token.isSymbol(")") || token.isSymbol("]")) {
-        depth--;
-      } else if (depth == 0 && isAnyKeyword(token, keywords)) {
-        return i;
-      }
-    }
-    return -1;
+    return write.statement().topLevel(from, tokens.size(), token -> isAnyKeyword(token, keywords));
   }
 
   /**
@@ -395,27 +383,12 @@ public final class CaptureRewriter {
 
   /** The index of {@code symbol} at depth 0 in {@code [from, to)}, or {@code to}. */
   private int topLevelSymbol(int from, int to, String symbol) {
-    int depth = 0;
-    for (int i = from; i < to; i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(") || token.isSymbol("[")) {
-        depth++;
-      } else if (token.isSymbol(")") || token.isSymbol("]")) {
-        depth--;
-      } else if (depth == 0 && token.isSymbol(symbol)) {
-        return i;
-      }
-    }
-    return to;
+    int found = write.statement().topLevel(from, to, token -> token.isSymbol(symbol));
+    return found < 0 ? to : found;
   }
 
   private int tokenIndexAfter(ObjectName name) {
-    for (int i = 0; i < tokens.size(); i++) {
-      if (tokens.get(i).start() >= name.end()) {
-        return i;
-      }
-    }
-    return tokens.size();
+    return write.statement().tokenIndexAt(name.end());
   }
 
   private String target() {

@@ -19,10 +19,10 @@ public final class ChangeCapture {
   private ChangeCapture() {}
 
   /**
-   * The capture plan of {@code write} (the statement {@code sql}), or empty if it runs unchanged:
-   * its target is not tracked, or it is an UPDATE of columns no view reads.
+   * The capture plan of {@code write}, or empty if it runs unchanged: its target is not tracked, or
+   * it is an UPDATE of columns no view reads.
    */
-  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write, String sql)
+  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write)
       throws SQLException {
     if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
       throw new SQLException(
@@ -49,6 +49,6 @@ public final class ChangeCapture {
               + " are not captured)",
           "0A000");
     }
-    return Optional.ofNullable(CaptureRewriter.rewrite(write, tracked.get(), sql));
+    return Optional.ofNullable(CaptureRewriter.rewrite(write, tracked.get()));
   }
 }

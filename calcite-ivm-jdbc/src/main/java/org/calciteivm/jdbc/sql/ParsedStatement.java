@@ -36,9 +36,19 @@ public sealed interface ParsedStatement {
   /** {@code RESET ivm_name}. */
   record ResetSetting(String name) implements ParsedStatement {}
 
-  /** A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...). */
-  record Write(WriteKind kind, ObjectName target, ImmutableList<SqlToken> tokens)
-      implements ParsedStatement {}
+  /**
+   * A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...).
+   *
+   * @param statement the whole statement, with its tokens
+   */
+  record Write(WriteKind kind, ObjectName target, SqlStatement statement)
+      implements ParsedStatement {
+
+    /** The statement's tokens. */
+    public ImmutableList<SqlToken> tokens() {
+      return statement.tokens();
+    }
+  }
 
   /** A statement that changes or removes the definition of tables ({@code DROP TABLE}, ...). */
   record SchemaChange(String what, ImmutableList<ObjectName> targets) implements ParsedStatement {}
