@@ -9,6 +9,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+import org.calciteivm.jdbc.sql.WriteFrameParser;
 
 /**
  * Decides how a write is run: unchanged when its target has no materialized view, through a {@link
@@ -49,6 +50,8 @@ public final class ChangeCapture {
               + " are not captured)",
           "0A000");
     }
-    return Optional.ofNullable(CaptureRewriter.rewrite(write, tracked.get()));
+    // only now is the frame read: a write to another table goes to DuckDB as written
+    return Optional.ofNullable(
+        CaptureRewriter.rewrite(WriteFrameParser.parse(write), tracked.get()));
   }
 }

@@ -37,7 +37,8 @@ public sealed interface ParsedStatement {
   record ResetSetting(String name) implements ParsedStatement {}
 
   /**
-   * A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...).
+   * A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...). Of a write
+   * that is captured, {@link WriteFrameParser} reads the rest of the frame.
    *
    * @param statement the whole statement, with its tokens
    */
