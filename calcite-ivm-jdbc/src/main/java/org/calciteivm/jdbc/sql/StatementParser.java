@@ -1,5 +1,14 @@
 package org.calciteivm.jdbc.sql;
 
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.ALTER_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.CREATE_TEMPORARY_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.CREATE_TEMPORARY_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_SCHEMA;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.REPLACE_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.REPLACE_VIEW;
+
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -17,12 +26,14 @@ import org.calciteivm.jdbc.sql.ParsedStatement.Other;
 import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Classifies one SQL statement by its leading keywords. It reads the IVM statements fully and, of
@@ -161,17 +172,24 @@ public final class StatementParser {
           query,
           ViewSqlPlanner.inPlace(in.sql(), in.peek().start()).stripTrailing());
     }
-    for (String kind : List.of("TABLE", "VIEW")) {
-      if (in.accept(kind)) {
-        in.acceptAll("IF", "NOT", "EXISTS");
-        // a temporary object hides the main object of the same name from unqualified references
-        String what = temporary ? "create temporary " : orReplace ? "replace " : null;
-        return what == null
-            ? new Other()
-            : new SchemaChange(what + kind.toLowerCase(), ImmutableList.of(in.name()));
-      }
+    if (in.accept("TABLE")) {
+      return created(in, temporary ? CREATE_TEMPORARY_TABLE : orReplace ? REPLACE_TABLE : null);
+    }
+    if (in.accept("VIEW")) {
+      return created(in, temporary ? CREATE_TEMPORARY_VIEW : orReplace ? REPLACE_VIEW : null);
     }
     return new Other();
+  }
+
+  /**
+   * A {@code CREATE TABLE} or {@code VIEW} after its object keyword: a schema change of {@code
+   * kind}, or {@link Other} if it only adds an object ({@code kind} null). A temporary object hides
+   * the main object of the same name from unqualified references.
+   */
+  private static ParsedStatement created(TokenCursor in, @Nullable SchemaChangeKind kind)
+      throws SQLException {
+    in.acceptAll("IF", "NOT", "EXISTS");
+    return kind == null ? new Other() : new SchemaChange(kind, ImmutableList.of(in.name()));
   }
 
   private static ParsedStatement drop(TokenCursor in) throws SQLException {
@@ -180,19 +198,21 @@ public final class StatementParser {
       boolean ifExists = in.acceptAll("IF", "EXISTS");
       return new DropMaterializedView(endsAfter(in, in.name()), ifExists);
     }
-    for (String kind : List.of("TABLE", "VIEW", "SCHEMA")) {
-      if (in.accept(kind)) {
-        in.acceptAll("IF", "EXISTS");
-        List<ObjectName> names = new ArrayList<>();
-        names.add(in.name());
-        while (in.peek() != null && in.peek().isSymbol(",")) {
-          in.next();
-          names.add(in.name());
-        }
-        return new SchemaChange("drop " + kind.toLowerCase(), ImmutableList.copyOf(names));
-      }
+    SchemaChangeKind kind =
+        in.accept("TABLE")
+            ? DROP_TABLE
+            : in.accept("VIEW") ? DROP_VIEW : in.accept("SCHEMA") ? DROP_SCHEMA : null;
+    if (kind == null) {
+      return new Other();
     }
-    return new Other();
+    in.acceptAll("IF", "EXISTS");
+    List<ObjectName> names = new ArrayList<>();
+    names.add(in.name());
+    while (in.peek() != null && in.peek().isSymbol(",")) {
+      in.next();
+      names.add(in.name());
+    }
+    return new SchemaChange(kind, ImmutableList.copyOf(names));
   }
 
   private static ParsedStatement alter(TokenCursor in) throws SQLException {
@@ -203,7 +223,7 @@ public final class StatementParser {
     }
     if (in.accept("VIEW")) {
       in.acceptAll("IF", "EXISTS");
-      return new SchemaChange("alter view", ImmutableList.of(in.name()));
+      return new SchemaChange(ALTER_VIEW, ImmutableList.of(in.name()));
     }
     return new Other();
   }
