@@ -96,29 +96,23 @@ public final class IvmConnection extends DelegatingConnection {
     if (inTransaction()) {
       return capturingInTransaction(tableId, capture);
     }
-    for (int attempt = 1; ; attempt++) {
-      T result;
-      try (RowClaims.Scope scope = claims.enter()) {
-        result = ownTransaction(capture, () -> database.capturesEnded(List.of(tableId)));
-      } catch (SQLException e) {
-        if (!Conflicts.isConflict(e)) {
-          throw e;
-        }
-        if (attempt == Conflicts.MAX_ATTEMPTS) {
-          throw Conflicts.autoCommitWrite(tableName(tableId), attempt, e);
-        }
-        conflictRetries.incrementAndGet();
-        Conflicts.backoff(attempt, e);
-        continue;
-      }
-      if (attempt > 1 && result instanceof int[] counts && counts.length == 0) {
-        // the first attempt ran the batch, and DuckDB cleared it: this one wrote nothing
-        throw Conflicts.batch(
-            tableName(tableId),
-            new SQLException("the batch was cleared by the attempt that conflicted"));
-      }
-      return result;
-    }
+    return Conflicts.retrying(
+        attempt -> {
+          T result;
+          try (RowClaims.Scope scope = claims.enter()) {
+            result = ownTransaction(capture, () -> database.capturesEnded(List.of(tableId)));
+          }
+          if (attempt > 1 && result instanceof int[] counts && counts.length == 0) {
+            // the first attempt ran the batch, and DuckDB cleared it: this one wrote nothing (not
+            // a conflict, so it is not retried)
+            throw Conflicts.batch(
+                tableName(tableId),
+                new SQLException("the batch was cleared by the attempt that conflicted"));
+          }
+          return result;
+        },
+        conflictRetries::incrementAndGet,
+        (attempts, e) -> Conflicts.autoCommitWrite(tableName(tableId), attempts, e));
   }
 
   private <T> T capturingInTransaction(int tableId, SqlWork<T> capture) throws SQLException {
