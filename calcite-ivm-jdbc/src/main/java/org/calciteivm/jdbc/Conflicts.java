@@ -5,8 +5,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.calciteivm.jdbc.capture.RowClaims.RowConflictException;
 
 /**
- * Write-write conflicts of captured writes: how they are recognized, how long an auto-commit write
- * is retried, and the errors a client sees.
+ * Write-write conflicts, the driver's one policy for them: how they are recognized, how often and
+ * after how long a transaction of the driver's own that conflicted is run again ({@link #retrying}:
+ * auto-commit captured writes and refreshes), and the errors a client sees.
  *
  * <p>A conflict is DuckDB's ("TransactionContext Error: Conflict on update!", "Conflict on tuple
  * deletion!"), raised by the statement that writes a row a concurrent transaction changed, or the
@@ -21,8 +22,46 @@ public final class Conflicts {
   /** SQLState {@code serialization_failure}: the transaction can succeed if run again. */
   public static final String SERIALIZATION_FAILURE = "40001";
 
-  /** How often the driver runs an auto-commit write that keeps conflicting, in all. */
+  /** How often the driver runs a transaction of its own that keeps conflicting, in all. */
   static final int MAX_ATTEMPTS = 8;
+
+  /** One attempt of work that may conflict. */
+  @FunctionalInterface
+  public interface Attempt<T> {
+    /** Runs attempt number {@code attempt}, counted from 1. */
+    T run(int attempt) throws SQLException;
+  }
+
+  /** The failure to report when the last attempt conflicted too. */
+  @FunctionalInterface
+  public interface Exhausted {
+    /** The failure after {@code attempts} attempts, the last of which failed with {@code cause}. */
+    SQLException failure(int attempts, SQLException cause);
+  }
+
+  /**
+   * Runs {@code work} until an attempt does not conflict, {@link #MAX_ATTEMPTS} times at most, with
+   * a {@linkplain #backoff random backoff} before each new attempt (after calling {@code
+   * beforeRetry}). Each attempt must run in a transaction of its own, which a conflict rolled back:
+   * then nothing of it was applied. A failure that is no conflict ends it at once.
+   */
+  public static <T> T retrying(Attempt<T> work, Runnable beforeRetry, Exhausted exhausted)
+      throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return work.run(attempt);
+      } catch (SQLException e) {
+        if (!isConflict(e)) {
+          throw e;
+        }
+        if (attempt == MAX_ATTEMPTS) {
+          throw exhausted.failure(attempt, e);
+        }
+        beforeRetry.run();
+        backoff(attempt, e);
+      }
+    }
+  }
 
   /** Whether {@code e} is a write-write conflict with a concurrent transaction. */
   public static boolean isConflict(SQLException e) {
@@ -38,7 +77,7 @@ public final class Conflicts {
    * Sleeps before attempt {@code attempt + 1} of a write that conflicted: a random time that grows
    * with the attempts, so that writers that conflicted with each other do not meet again.
    */
-  static void backoff(int attempt, SQLException cause) throws SQLException {
+  private static void backoff(int attempt, SQLException cause) throws SQLException {
     long bound = Math.min(50, 1L << attempt);
     try {
       Thread.sleep(1 + ThreadLocalRandom.current().nextLong(bound));

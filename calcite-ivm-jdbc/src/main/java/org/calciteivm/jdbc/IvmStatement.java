@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.calciteivm.jdbc.delegate.DelegatingStatement;
 import org.calciteivm.jdbc.sql.SqlScript;
+import org.calciteivm.jdbc.sql.SqlStatement;
 
 /**
  * A statement of a calcite-ivm connection. A SQL text with several statements runs them one by one,
@@ -35,12 +36,12 @@ final class IvmStatement extends DelegatingStatement {
   public boolean execute(String sql) throws SQLException {
     reopenAfterFailure();
     ownUpdateCount = null;
-    List<String> statements = SqlScript.split(sql);
+    List<SqlStatement> statements = SqlScript.statements(sql);
     if (statements.isEmpty()) {
       return delegate.execute(sql);
     }
     StatementRouter.Outcome outcome = null;
-    for (String statement : statements) {
+    for (SqlStatement statement : statements) {
       outcome = StatementRouter.execute(connection, delegate, statement);
     }
     if (outcome instanceof StatementRouter.Count count) {

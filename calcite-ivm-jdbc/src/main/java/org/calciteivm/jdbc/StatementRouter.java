@@ -23,6 +23,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.SqlStatement;
 import org.calciteivm.jdbc.sql.StatementParser;
 
 /**
@@ -43,15 +44,16 @@ final class StatementRouter {
   record Count(long rows) implements Outcome {}
 
   /**
-   * Runs {@code sql}, a single statement, using {@code duckDb} for DuckDB's part. A failure is
-   * always an {@link SQLException}: an unexpected exception or error inside calcite-ivm or Calcite
-   * (an invariant that does not hold, an {@link AssertionError} of Calcite's validator) becomes one
-   * with SQLState {@code XX000} that names it, so that callers handling SQL errors see it.
+   * Runs {@code statement}, a single statement, using {@code duckDb} for DuckDB's part. A failure
+   * is always an {@link SQLException}: an unexpected exception or error inside calcite-ivm or
+   * Calcite (an invariant that does not hold, an {@link AssertionError} of Calcite's validator)
+   * becomes one with SQLState {@code XX000} that names it, so that callers handling SQL errors see
+   * it.
    */
-  static Outcome execute(IvmConnection connection, Statement duckDb, String sql)
+  static Outcome execute(IvmConnection connection, Statement duckDb, SqlStatement statement)
       throws SQLException {
     try {
-      return route(connection, duckDb, sql);
+      return route(connection, duckDb, statement);
     } catch (RuntimeException | AssertionError | StackOverflowError e) {
       throw new SQLException(
           "internal error in calcite-ivm: "
@@ -62,9 +64,10 @@ final class StatementRouter {
     }
   }
 
-  private static Outcome route(IvmConnection connection, Statement duckDb, String sql)
+  private static Outcome route(IvmConnection connection, Statement duckDb, SqlStatement statement)
       throws SQLException {
-    ParsedStatement parsed = StatementParser.parse(sql);
+    String sql = statement.sql();
+    ParsedStatement parsed = StatementParser.parse(statement);
     if (parsed instanceof CreateMaterializedView create) {
       MaterializedViews.create(connection, create);
       return new Count(0);
@@ -93,7 +96,7 @@ final class StatementRouter {
       return new Count(0);
     }
     if (parsed instanceof Write write) {
-      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write, sql);
+      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write);
       if (plan.isPresent()) {
         return new Count(
             connection.capturing(plan.get().tableId(), () -> plan.get().run(connection.duckDb())));

@@ -3,7 +3,6 @@ package org.calciteivm.jdbc.capture;
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,16 +13,15 @@ import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.sql.ObjectName;
-import org.calciteivm.jdbc.sql.ParsedStatement.Write;
-import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.jdbc.sql.WriteFrame;
+import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Rewrites an INSERT, UPDATE, DELETE or TRUNCATE of a tracked table into a {@link CapturePlan}.
- *
- * <p>Only the statement's frame is read: the target, its alias, the SET list of an UPDATE and the
- * positions of the FROM/USING/WHERE/RETURNING clauses. Everything in between is copied verbatim, so
- * any DuckDB expression, subquery or parameter marker keeps working.
+ * Rewrites an INSERT, UPDATE, DELETE or TRUNCATE of a tracked table into a {@link CapturePlan},
+ * from the statement's {@link WriteFrame}: the target, its alias, the SET list of an UPDATE and the
+ * clauses after them. Everything else is copied verbatim, so any DuckDB expression, subquery or
+ * parameter marker keeps working.
  *
  * <ul>
  *   <li>INSERT: the statement inserts into a stage table with the target's columns and defaults;
@@ -39,26 +37,24 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * RowClaims}).
  */
 public final class CaptureRewriter {
-  private final Write write;
+  private final WriteFrame frame;
   private final TrackedTable table;
   private final String sql;
-  private final List<SqlToken> tokens;
 
-  private CaptureRewriter(Write write, TrackedTable table, String sql) {
-    this.write = write;
+  private CaptureRewriter(WriteFrame frame, TrackedTable table) {
+    this.frame = frame;
     this.table = table;
-    this.sql = sql;
-    this.tokens = write.tokens();
+    this.sql = frame.sql();
   }
 
   /**
-   * The capture plan of {@code write}, the statement {@code sql}, whose target is {@code table}, or
-   * null for an UPDATE that sets no captured column (it cannot change a view, and runs as it is).
+   * The capture plan of the write {@code frame}, whose target is {@code table}, or null for an
+   * UPDATE that sets no captured column (it cannot change a view, and runs as it is).
    */
-  public static @Nullable CapturePlan rewrite(Write write, TrackedTable table, String sql)
+  public static @Nullable CapturePlan rewrite(WriteFrame frame, TrackedTable table)
       throws SQLException {
-    CaptureRewriter rewriter = new CaptureRewriter(write, table, sql);
-    switch (write.kind()) {
+    CaptureRewriter rewriter = new CaptureRewriter(frame, table);
+    switch (frame.kind()) {
       case INSERT:
         return rewriter.insert();
       case DELETE:
@@ -68,14 +64,13 @@ public final class CaptureRewriter {
       case UPDATE:
         return rewriter.update();
       default:
-        throw new IllegalStateException("not a capturable write: " + write.kind());
+        throw new IllegalStateException("not a capturable write: " + frame.kind());
     }
   }
 
   private CapturePlan insert() throws SQLException {
-    int after = tokenIndexAfter(write.target());
-    refuseClause(after, "RETURNING", "RETURNING");
-    if (onConflict(after)) {
+    refuseReturning();
+    if (frame.onConflict()) {
       throw new SQLFeatureNotSupportedException(
           "INSERT ... ON CONFLICT on "
               + table.relation().displayName()
@@ -95,8 +90,8 @@ public final class CaptureRewriter {
                             ? ""
                             : " DEFAULT " + c.defaultExpression()))
             .collect(Collectors.joining(", "));
-    String stageSql =
-        sql.substring(0, write.target().start()) + stage + sql.substring(write.target().end());
+    ObjectName target = frame.target();
+    String stageSql = sql.substring(0, target.start()) + stage + sql.substring(target.end());
     return new CapturePlan(
         table.id(),
         ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
@@ -109,23 +104,13 @@ public final class CaptureRewriter {
   }
 
   private CapturePlan delete() throws SQLException {
-    int after = tokenIndexAfter(write.target());
-    Alias alias = alias(after, "USING", "WHERE", "RETURNING");
-    refuseClause(alias.next, "RETURNING", "RETURNING");
-    String tail = alias.next < tokens.size() ? sql.substring(tokens.get(alias.next).start()) : "";
-    boolean joins = alias.next < tokens.size() && tokens.get(alias.next).isKeyword("USING");
-    if (joins) {
-      tail = ", " + sql.substring(tokens.get(alias.next).end());
-    }
-    return deleteRows(selectTargetRows(alias, tail, joins, ""));
+    refuseReturning();
+    return deleteRows(selectTargetRows(""));
   }
 
   private CapturePlan truncate() {
     return deleteRows(
-        "SELECT rowid"
-            + capturedColumns(", ", "")
-            + " FROM "
-            + sql.substring(write.target().start(), write.target().end()));
+        "SELECT rowid" + capturedColumns(", ", "") + " FROM " + frame.text(frame.relation()));
   }
 
   private CapturePlan deleteRows(String select) {
@@ -155,42 +140,26 @@ public final class CaptureRewriter {
   }
 
   private @Nullable CapturePlan update() throws SQLException {
-    int after = tokenIndexAfter(write.target());
-    Alias alias = alias(after, "SET");
-    if (alias.next >= tokens.size() || !tokens.get(alias.next).isKeyword("SET")) {
-      throw new SQLException("syntax error: expected SET in UPDATE " + write.target(), "42601");
-    }
-    int end = topLevel(alias.next + 1, "FROM", "WHERE", "RETURNING");
-    Map<Integer, String> assignments = assignments(alias.next + 1, end < 0 ? tokens.size() : end);
-    String tail = end < 0 ? "" : sql.substring(tokens.get(end).start());
-    refuseClause(end < 0 ? tokens.size() : end, "RETURNING", "RETURNING");
-    boolean joins = end >= 0 && tokens.get(end).isKeyword("FROM");
-    if (joins) {
-      tail = ", " + sql.substring(tokens.get(end).end());
-    }
+    Map<Integer, String> assignments = assignments();
+    refuseReturning();
     List<Column> columns = table.relation().columns();
     if (assignments.keySet().stream().noneMatch(i -> table.captures(columns.get(i).name()))) {
       // no view reads a column it sets: the change cannot change a view
       return null;
     }
-    StringBuilder newValues = new StringBuilder();
-    List<String> newColumns = new ArrayList<>();
     // the SET expressions keep their order, so that parameter markers keep theirs
-    for (Map.Entry<Integer, String> assignment : assignments.entrySet()) {
-      Column column = columns.get(assignment.getKey());
-      newValues
-          .append(", CAST((")
-          .append(assignment.getValue())
-          .append(") AS ")
-          .append(column.dataType())
-          .append(")");
-      newColumns.add(newValueColumn(assignment.getKey()));
-    }
+    String newValues =
+        assignments.entrySet().stream()
+            .map(
+                a -> ", CAST((" + a.getValue() + ") AS " + columns.get(a.getKey()).dataType() + ")")
+            .collect(Collectors.joining());
     String stage = stage("update");
     String stageColumns =
         IvmNames.quote(IvmNames.ROWID_COLUMN)
             + capturedColumns(", ", "")
-            + newColumns.stream().map(c -> ", " + c).collect(Collectors.joining());
+            + assignments.keySet().stream()
+                .map(i -> ", " + newValueColumn(i))
+                .collect(Collectors.joining());
     String newRow =
         table.capturedColumns().stream()
             .map(table.relation()::columnIndex)
@@ -221,12 +190,7 @@ public final class CaptureRewriter {
                 + capturedDefinitions()
                 + newValueDefinitions
                 + ")"),
-        "INSERT INTO "
-            + stage
-            + " ("
-            + stageColumns
-            + ") "
-            + selectTargetRows(alias, tail, joins, newValues.toString()),
+        "INSERT INTO " + stage + " (" + stageColumns + ") " + selectTargetRows(newValues),
         ImmutableList.of(
             "UPDATE "
                 + target()
@@ -255,56 +219,43 @@ public final class CaptureRewriter {
 
   /**
    * The query that selects the target rows of a DELETE or UPDATE: their rowid, captured columns and
-   * {@code extra}, from the target (with its alias) and the statement's {@code tail} (its joined
+   * {@code extra}, from the target (with its alias) and the rest of the statement (its joined
    * relations and WHERE clause). With joins a row may match several times; it changes once.
    */
-  private String selectTargetRows(Alias alias, String tail, boolean joins, String extra) {
-    String qualifier = IvmNames.quote(alias.name == null ? write.target().name() : alias.name);
-    String from = sql.substring(write.target().start(), alias.end);
+  private String selectTargetRows(String extra) {
+    String qualifier =
+        IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
+    String tail =
+        frame.joined() == null ? frame.text(frame.rest()) : ", " + frame.text(frame.joined());
     return "SELECT "
         + qualifier
         + ".rowid"
         + capturedColumns(", ", qualifier + ".")
         + extra
         + " FROM "
-        + from
+        + frame.text(frame.relation())
         + " "
         + tail
-        + (joins ? " QUALIFY row_number() OVER (PARTITION BY " + qualifier + ".rowid) = 1" : "");
+        + (frame.joined() != null
+            ? " QUALIFY row_number() OVER (PARTITION BY " + qualifier + ".rowid) = 1"
+            : "");
   }
 
-  /** The column indexes assigned by a SET list and their expressions, in the list's order. */
-  private Map<Integer, String> assignments(int from, int to) throws SQLException {
+  /**
+   * The column indexes an UPDATE's SET list assigns and their expressions, in the list's order (a
+   * column assigned twice keeps its first place and its last value).
+   */
+  private Map<Integer, String> assignments() throws SQLException {
     Map<Integer, String> assignments = new LinkedHashMap<>();
-    int i = from;
-    while (i < to) {
-      SqlToken column = tokens.get(i);
-      if (!column.isIdentifier()) {
-        throw new SQLFeatureNotSupportedException(
-            "UPDATE " + write.target() + ": SET " + column.text() + " cannot be captured yet",
-            "0A000");
-      }
-      int j = i + 1;
-      while (j < to && tokens.get(j).isSymbol(".")) {
-        column = tokens.get(j + 1);
-        j += 2;
-      }
-      if (j >= to || !tokens.get(j).isSymbol("=")) {
-        throw new SQLException("syntax error: expected = after SET " + column.text(), "42601");
-      }
-      int valueEnd = topLevelSymbol(j + 1, to, ",");
-      int index = columnIndex(column.identifier());
-      if (valueEnd == j + 1) {
-        throw new SQLException("syntax error: SET " + column.text() + " has no value", "42601");
-      }
-      String value =
-          sql.substring(tokens.get(j + 1).start(), tokens.get(valueEnd - 1).end()).trim();
+    for (Assignment assignment : frame.assignments()) {
+      int index = columnIndex(assignment.column().identifier());
+      String value = frame.text(assignment.value());
       if (value.equalsIgnoreCase("DEFAULT")) {
         throw new SQLFeatureNotSupportedException(
-            "UPDATE ... SET " + column.text() + " = DEFAULT cannot be captured yet", "0A000");
+            "UPDATE ... SET " + assignment.column().text() + " = DEFAULT cannot be captured yet",
+            "0A000");
       }
       assignments.put(index, value);
-      i = valueEnd + 1;
     }
     return assignments;
   }
@@ -321,101 +272,14 @@ public final class CaptureRewriter {
         "42703");
   }
 
-  /** An optional alias after the target, and the index of the token after it. */
-  private record Alias(String name, int end, int next) {}
-
-  private Alias alias(int index, String... clauses) {
-    int i = index;
-    if (i < tokens.size() && tokens.get(i).isKeyword("AS")) {
-      i++;
-    }
-    if (i < tokens.size()
-        && tokens.get(i).isIdentifier()
-        && !isAnyKeyword(tokens.get(i), clauses)) {
-      return new Alias(tokens.get(i).identifier(), tokens.get(i).end(), i + 1);
-    }
-    return new Alias(null, write.target().end(), index);
-  }
-
-  private static boolean isAnyKeyword(SqlToken token, String... keywords) {
-    for (String keyword : keywords) {
-      if (token.isKeyword(keyword)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void refuseClause(int from, String keyword, String what)
-      throws SQLFeatureNotSupportedException {
-    if (topLevel(from, keyword) >= 0) {
+  private void refuseReturning() throws SQLFeatureNotSupportedException {
+    if (frame.returning()) {
       throw new SQLFeatureNotSupportedException(
-          what
-              + " on "
+          "RETURNING on "
               + table.relation().displayName()
               + " is not supported yet: it is read by a materialized view",
           "0A000");
     }
-  }
-
-  /** The index of the first of {@code keywords} at parenthesis depth 0 from {@code from}, or -1. */
-  private int topLevel(int from, String... keywords) {
-    int depth = 0;
-    for (int i = from; i < tokens.size(); i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(") || token.isSymbol("[")) {
-        depth++;
-      } else if (token.isSymbol(")") || token.isSymbol("]")) {
-        depth--;
-      } else if (depth == 0 && isAnyKeyword(token, keywords)) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * Whether the INSERT has an {@code ON CONFLICT} clause after token {@code from}: an {@code ON}
-   * outside parentheses followed by {@code CONFLICT}. The {@code ON} of a join in the inserted
-   * query is followed by its condition ({@code ON conflict = 1} compares a column named so).
-   */
-  private boolean onConflict(int from) {
-    for (int on = topLevel(from, "ON"); on >= 0; on = topLevel(on + 1, "ON")) {
-      if (on + 1 < tokens.size()
-          && tokens.get(on + 1).isKeyword("CONFLICT")
-          && on + 2 < tokens.size()
-          && (tokens.get(on + 2).isSymbol("(")
-              || tokens.get(on + 2).isKeyword("DO")
-              || tokens.get(on + 2).isKeyword("ON"))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The index of {@code symbol} at depth 0 in {@code [from, to)}, or {@code to}. */
-  private int topLevelSymbol(int from, int to, String symbol) {
-    int depth = 0;
-    for (int i = from; i < to; i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(") || token.isSymbol("[")) {
-        depth++;
-      } else if (token.isSymbol(")") || token.isSymbol("]")) {
-        depth--;
-      } else if (depth == 0 && token.isSymbol(symbol)) {
-        return i;
-      }
-    }
-    return to;
-  }
-
-  private int tokenIndexAfter(ObjectName name) {
-    for (int i = 0; i < tokens.size(); i++) {
-      if (tokens.get(i).start() >= name.end()) {
-        return i;
-      }
-    }
-    return tokens.size();
   }
 
   private String target() {

@@ -9,6 +9,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
+import org.calciteivm.jdbc.sql.WriteFrameParser;
 
 /**
  * Decides how a write is run: unchanged when its target has no materialized view, through a {@link
@@ -19,10 +20,10 @@ public final class ChangeCapture {
   private ChangeCapture() {}
 
   /**
-   * The capture plan of {@code write} (the statement {@code sql}), or empty if it runs unchanged:
-   * its target is not tracked, or it is an UPDATE of columns no view reads.
+   * The capture plan of {@code write}, or empty if it runs unchanged: its target is not tracked, or
+   * it is an UPDATE of columns no view reads.
    */
-  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write, String sql)
+  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write)
       throws SQLException {
     if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
       throw new SQLException(
@@ -49,6 +50,8 @@ public final class ChangeCapture {
               + " are not captured)",
           "0A000");
     }
-    return Optional.ofNullable(CaptureRewriter.rewrite(write, tracked.get(), sql));
+    // only now is the frame read: a write to another table goes to DuckDB as written
+    return Optional.ofNullable(
+        CaptureRewriter.rewrite(WriteFrameParser.parse(write), tracked.get()));
   }
 }

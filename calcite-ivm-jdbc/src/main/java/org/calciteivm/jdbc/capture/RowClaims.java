@@ -127,78 +127,14 @@ public final class RowClaims {
         try (ResultSet rs =
             statement.executeQuery("SELECT min(r), max(r) FROM (" + rowidsSql + ") AS s(r)")) {
           rs.next();
-          session.claim(tableId, new long[] {rs.getLong(1), rs.getLong(2)});
+          session.claim(tableId, RowidRanges.of(rs.getLong(1), rs.getLong(2)));
         }
         return;
       }
     }
     if (count > 0) {
-      session.claim(tableId, runs(rowids, count));
+      session.claim(tableId, RowidRanges.runs(rowids, count));
     }
-  }
-
-  /** The first {@code count} rowids as sorted ranges {@code [lo0, hi0, lo1, hi1, ...]}. */
-  static long[] runs(long[] rowids, int count) {
-    Arrays.sort(rowids, 0, count);
-    long[] runs = new long[2 * count];
-    int n = 0;
-    for (int i = 0; i < count; i++) {
-      if (n > 0 && rowids[i] <= runs[n - 1] + 1) {
-        runs[n - 1] = Math.max(runs[n - 1], rowids[i]);
-      } else {
-        runs[n++] = rowids[i];
-        runs[n++] = rowids[i];
-      }
-    }
-    return Arrays.copyOf(runs, n);
-  }
-
-  /**
-   * Whether two sorted lists of disjoint ranges {@code [lo0, hi0, lo1, hi1, ...]} overlap: each
-   * range of the shorter is looked up in the longer.
-   */
-  static boolean overlap(long[] a, long[] b) {
-    long[] few = a.length <= b.length ? a : b;
-    long[] many = few == a ? b : a;
-    for (int i = 0; i < few.length; i += 2) {
-      // the first range of many that ends at or after this one starts
-      int low = 0;
-      int high = many.length / 2;
-      while (low < high) {
-        int mid = (low + high) >>> 1;
-        if (many[2 * mid + 1] < few[i]) {
-          low = mid + 1;
-        } else {
-          high = mid;
-        }
-      }
-      if (low < many.length / 2 && many[2 * low] <= few[i + 1]) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** The union of lists of sorted ranges, as one sorted list of disjoint ranges. */
-  static long[] union(List<long[]> lists) {
-    List<long[]> ranges = new ArrayList<>();
-    for (long[] list : lists) {
-      for (int i = 0; i < list.length; i += 2) {
-        ranges.add(new long[] {list[i], list[i + 1]});
-      }
-    }
-    ranges.sort((x, y) -> Long.compare(x[0], y[0]));
-    long[] union = new long[2 * ranges.size()];
-    int n = 0;
-    for (long[] range : ranges) {
-      if (n > 0 && range[0] <= union[n - 1] + 1) {
-        union[n - 1] = Math.max(union[n - 1], range[1]);
-      } else {
-        union[n++] = range[0];
-        union[n++] = range[1];
-      }
-    }
-    return Arrays.copyOf(union, n);
   }
 
   /** Forgets claim sets no open transaction can conflict with, and the oldest beyond the caps. */
@@ -219,8 +155,8 @@ public final class RowClaims {
 
   /** The rows one transaction claimed, per table. */
   private static final class ClaimSet {
-    /** Per table, lists of sorted ranges; merged into one when there are many. */
-    final Map<Integer, List<long[]>> ranges = new HashMap<>();
+    /** Per table, the ranges of each claim; merged into one when there are many. */
+    final Map<Integer, List<RowidRanges>> ranges = new HashMap<>();
 
     /** The rowid bounds in {@link #ranges}. */
     long bounds;
@@ -228,26 +164,26 @@ public final class RowClaims {
     /** When it ended (see {@link RowClaims#ended}), or 0 while open. */
     long endedAt;
 
-    boolean overlaps(int tableId, long[] claim) {
-      for (long[] held : ranges.getOrDefault(tableId, List.of())) {
-        if (overlap(held, claim)) {
+    boolean overlaps(int tableId, RowidRanges claim) {
+      for (RowidRanges held : ranges.getOrDefault(tableId, List.of())) {
+        if (held.overlaps(claim)) {
           return true;
         }
       }
       return false;
     }
 
-    void add(int tableId, long[] claim) {
-      List<long[]> lists = ranges.computeIfAbsent(tableId, id -> new ArrayList<>());
+    void add(int tableId, RowidRanges claim) {
+      List<RowidRanges> lists = ranges.computeIfAbsent(tableId, id -> new ArrayList<>());
       lists.add(claim);
       if (lists.size() > 16) {
         // a long transaction: keep lookups logarithmic
-        long[] union = union(lists);
+        RowidRanges union = RowidRanges.union(lists);
         lists.clear();
         lists.add(union);
       }
       bounds = 0;
-      ranges.values().forEach(l -> l.forEach(r -> bounds += r.length));
+      ranges.values().forEach(l -> l.forEach(r -> bounds += r.size()));
     }
   }
 
@@ -316,7 +252,7 @@ public final class RowClaims {
       return () -> SCOPE.set(previous);
     }
 
-    void claim(int tableId, long[] ranges) throws RowConflictException {
+    void claim(int tableId, RowidRanges ranges) throws RowConflictException {
       synchronized (RowClaims.this) {
         if (!active) {
           // a transaction the connection did not report: its floor is from its last end

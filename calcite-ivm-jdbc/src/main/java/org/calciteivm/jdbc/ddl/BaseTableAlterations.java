@@ -22,6 +22,7 @@ import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 
 /**
@@ -51,7 +52,7 @@ public final class BaseTableAlterations {
   public static boolean alter(IvmConnection connection, AlterTable alter, String sql)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
-    SchemaGuard.refuseOwnedObject(catalog, "alter table", alter.target());
+    SchemaGuard.refuseOwnedObject(catalog, SchemaChangeKind.ALTER_TABLE, alter.target());
     Optional<TrackedTable> found =
         catalog.trackedTable(alter.target().schema(), alter.target().name());
     if (found.isEmpty()) {
@@ -59,9 +60,11 @@ public final class BaseTableAlterations {
     }
     if (alter.alteration() == TableAlteration.RENAME_TABLE
         || alter.alteration() == TableAlteration.OTHER) {
-      String what = alter.alteration() == TableAlteration.RENAME_TABLE ? "rename" : "alter";
-      SchemaGuard.check(
-          catalog, new SchemaChange(what + " table", ImmutableList.of(alter.target())));
+      SchemaChangeKind kind =
+          alter.alteration() == TableAlteration.RENAME_TABLE
+              ? SchemaChangeKind.RENAME_TABLE
+              : SchemaChangeKind.ALTER_TABLE;
+      SchemaGuard.check(catalog, new SchemaChange(kind, ImmutableList.of(alter.target())));
     }
     MaterializedViews.requireNoTransaction(connection, "ALTER TABLE of a table views read");
     IvmDatabase database = connection.database();

@@ -8,6 +8,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 
 /**
  * Refuses schema changes that would break a materialized view: dropping, replacing or altering a
@@ -20,20 +21,20 @@ public final class SchemaGuard {
   /** Fails if {@code change} would break a view; returns normally otherwise. */
   public static void check(CatalogSnapshot catalog, SchemaChange change) throws SQLException {
     for (ObjectName target : change.targets()) {
-      if (change.what().equals("drop schema")) {
+      if (change.kind() == SchemaChangeKind.DROP_SCHEMA) {
         checkSchema(catalog, target.name());
         continue;
       }
-      refuseOwnedObject(catalog, change.what(), target);
+      refuseOwnedObject(catalog, change.kind(), target);
       Optional<TrackedTable> table = catalog.trackedTable(target.schema(), target.name());
       if (table.isPresent()) {
         throw new SQLException(
             "cannot "
-                + change.what()
+                + change.kind().words()
                 + " "
                 + target
                 + ": "
-                + (change.what().startsWith("create temporary")
+                + (change.kind().createsTemporary()
                     ? "it would hide table "
                         + table.get().relation().displayName()
                         + ", which "
@@ -51,27 +52,26 @@ public final class SchemaGuard {
    * Fails if {@code target} belongs to calcite-ivm: a table in its schema, the system view {@code
    * ivm_views}, or the relation users query a materialized view by.
    *
-   * @param what the statement, for the message (e.g. {@code "alter table"})
+   * @param kind the statement
    */
-  public static void refuseOwnedObject(CatalogSnapshot catalog, String what, ObjectName target)
-      throws SQLException {
+  public static void refuseOwnedObject(
+      CatalogSnapshot catalog, SchemaChangeKind kind, ObjectName target) throws SQLException {
     // a user's own table may carry the system view's name (then ivm_views cannot be created)
-    boolean aboutViews = what.endsWith(" view") || what.startsWith("create temporary");
     if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)
-        || (aboutViews
+        || (kind.mayConcernViews()
             && target.schema().equalsIgnoreCase("main")
             && target.name().equalsIgnoreCase(IvmNames.SYSTEM_VIEW))) {
       throw new SQLException(
-          "cannot " + what + " " + target + ": it belongs to calcite-ivm", "42501");
+          "cannot " + kind.words() + " " + target + ": it belongs to calcite-ivm", "42501");
     }
     Optional<ViewEntry> view = catalog.view(target.name());
     if (view.isPresent() && target.schema().equalsIgnoreCase("main")) {
       throw new SQLException(
           "cannot "
-              + what
+              + kind.words()
               + " "
               + target
-              + (what.startsWith("create temporary")
+              + (kind.createsTemporary()
                   ? ": it would hide the materialized view of that name"
                   : ": it is a materialized view; use DROP MATERIALIZED VIEW"),
           "42809");

@@ -11,8 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
@@ -107,34 +109,17 @@ public final class RefreshExecutor {
       Steps steps)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return connection.atomically(
-            () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
-      } catch (SQLException e) {
-        // a refresh inside a user's transaction that commits later can seal the same change
-        // log as this one: start over
-        if (connection.inTransaction() || attempt == MAX_ATTEMPTS || !isConflict(e)) {
-          throw e;
-        }
-        sleep(attempt * 10L, e);
-      }
+    SqlWork<Outcome> refresh =
+        () ->
+            connection.atomically(
+                () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
+    if (connection.inTransaction()) {
+      // the client's transaction cannot start over: its conflict is the client's to handle
+      return refresh.run();
     }
-  }
-
-  private static final int MAX_ATTEMPTS = 5;
-
-  private static boolean isConflict(SQLException e) {
-    return String.valueOf(e.getMessage()).contains("Conflict");
-  }
-
-  private static void sleep(long millis, SQLException cause) throws SQLException {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException interrupted) {
-      Thread.currentThread().interrupt();
-      throw cause;
-    }
+    // a refresh inside a user's transaction that commits later can seal the same change log as
+    // this one: start over, in a transaction of its own again
+    return Conflicts.retrying(attempt -> refresh.run(), () -> {}, (attempts, e) -> e);
   }
 
   private static Outcome refreshOnce(

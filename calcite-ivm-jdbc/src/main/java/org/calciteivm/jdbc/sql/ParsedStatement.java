@@ -36,12 +36,24 @@ public sealed interface ParsedStatement {
   /** {@code RESET ivm_name}. */
   record ResetSetting(String name) implements ParsedStatement {}
 
-  /** A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...). */
-  record Write(WriteKind kind, ObjectName target, ImmutableList<SqlToken> tokens)
-      implements ParsedStatement {}
+  /**
+   * A statement that changes the rows of {@code target} (INSERT, UPDATE, DELETE, ...). Of a write
+   * that is captured, {@link WriteFrameParser} reads the rest of the frame.
+   *
+   * @param statement the whole statement, with its tokens
+   */
+  record Write(WriteKind kind, ObjectName target, SqlStatement statement)
+      implements ParsedStatement {
+
+    /** The statement's tokens. */
+    public ImmutableList<SqlToken> tokens() {
+      return statement.tokens();
+    }
+  }
 
   /** A statement that changes or removes the definition of tables ({@code DROP TABLE}, ...). */
-  record SchemaChange(String what, ImmutableList<ObjectName> targets) implements ParsedStatement {}
+  record SchemaChange(SchemaChangeKind kind, ImmutableList<ObjectName> targets)
+      implements ParsedStatement {}
 
   /**
    * {@code ALTER TABLE target ...}: what it changes and, for a column change, which column ({@code
@@ -79,6 +91,51 @@ public sealed interface ParsedStatement {
     RENAME_TABLE,
     /** Anything else. */
     OTHER
+  }
+
+  /** What a {@link SchemaChange} does to its targets. */
+  enum SchemaChangeKind {
+    /** {@code CREATE TEMP TABLE}: hides a table of the same name in {@code main}. */
+    CREATE_TEMPORARY_TABLE("create temporary table"),
+    /** {@code CREATE TEMP VIEW}: hides a relation of the same name in {@code main}. */
+    CREATE_TEMPORARY_VIEW("create temporary view"),
+    /** {@code CREATE OR REPLACE TABLE}. */
+    REPLACE_TABLE("replace table"),
+    /** {@code CREATE OR REPLACE VIEW}. */
+    REPLACE_VIEW("replace view"),
+    /** {@code DROP TABLE}. */
+    DROP_TABLE("drop table"),
+    /** {@code DROP VIEW}. */
+    DROP_VIEW("drop view"),
+    /** {@code DROP SCHEMA}: its targets are schemas. */
+    DROP_SCHEMA("drop schema"),
+    /** {@code ALTER TABLE}, other than a change of columns or constraints. */
+    ALTER_TABLE("alter table"),
+    /** {@code ALTER TABLE ... RENAME TO}. */
+    RENAME_TABLE("rename table"),
+    /** {@code ALTER VIEW}. */
+    ALTER_VIEW("alter view");
+
+    private final String words;
+
+    SchemaChangeKind(String words) {
+      this.words = words;
+    }
+
+    /** The statement as refusals name it, e.g. "drop table". */
+    public String words() {
+      return words;
+    }
+
+    /** Whether it creates a temporary object, which hides the object of its name in main. */
+    public boolean createsTemporary() {
+      return this == CREATE_TEMPORARY_TABLE || this == CREATE_TEMPORARY_VIEW;
+    }
+
+    /** Whether its target may be a view (or hide one). */
+    public boolean mayConcernViews() {
+      return createsTemporary() || this == REPLACE_VIEW || this == DROP_VIEW || this == ALTER_VIEW;
+    }
   }
 
   /** The kinds of row-changing statements. */

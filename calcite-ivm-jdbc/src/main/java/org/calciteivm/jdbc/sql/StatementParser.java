@@ -1,11 +1,21 @@
 package org.calciteivm.jdbc.sql;
 
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.ALTER_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.CREATE_TEMPORARY_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.CREATE_TEMPORARY_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_SCHEMA;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.DROP_VIEW;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.REPLACE_TABLE;
+import static org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind.REPLACE_VIEW;
+
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
@@ -16,12 +26,14 @@ import org.calciteivm.jdbc.sql.ParsedStatement.Other;
 import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.TransactionControl;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Classifies one SQL statement by its leading keywords. It reads the IVM statements fully and, of
@@ -34,8 +46,13 @@ public final class StatementParser {
 
   /** Classifies {@code sql}, a single statement. */
   public static ParsedStatement parse(String sql) throws SQLException {
-    List<SqlToken> tokens = SqlLexer.tokenize(sql);
-    ParsedStatement parsed = parse(new TokenCursor(sql, tokens), tokens);
+    return parse(SqlStatement.of(sql));
+  }
+
+  /** Classifies {@code statement}, reading the tokens it was lexed into. */
+  public static ParsedStatement parse(SqlStatement statement) throws SQLException {
+    List<SqlToken> tokens = statement.tokens();
+    ParsedStatement parsed = parse(new TokenCursor(statement));
     if (parsed instanceof Other && definesObjects(tokens) && namesIvmSchema(tokens)) {
       throw new SQLException(
           "cannot run "
@@ -67,7 +84,7 @@ public final class StatementParser {
     return false;
   }
 
-  private static ParsedStatement parse(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+  private static ParsedStatement parse(TokenCursor in) throws SQLException {
     if (in.atEnd()) {
       return new Other();
     }
@@ -77,7 +94,7 @@ public final class StatementParser {
     }
     switch (first.upper()) {
       case "CREATE":
-        return create(in, tokens);
+        return create(in);
       case "REFRESH":
         in.next();
         in.expect("MATERIALIZED");
@@ -88,7 +105,7 @@ public final class StatementParser {
       case "ALTER":
         return alter(in);
       case "EXPLAIN":
-        return explain(in, tokens);
+        return explain(in);
       case "USE":
         throw changesDefaultSchema("USE");
       case "SET":
@@ -96,26 +113,26 @@ public final class StatementParser {
       case "RESET":
         return reset(in);
       case "INSERT":
-        return insert(in, tokens);
+        return insert(in);
       case "UPDATE":
         in.next();
-        return write(WriteKind.UPDATE, in.name(), tokens);
+        return write(WriteKind.UPDATE, in.name(), in);
       case "DELETE":
         in.next();
         in.expect("FROM");
-        return write(WriteKind.DELETE, in.name(), tokens);
+        return write(WriteKind.DELETE, in.name(), in);
       case "TRUNCATE":
         in.next();
         in.accept("TABLE");
-        return write(WriteKind.TRUNCATE, in.name(), tokens);
+        return write(WriteKind.TRUNCATE, in.name(), in);
       case "MERGE":
         in.next();
         in.expect("INTO");
-        return write(WriteKind.UNCAPTURABLE, in.name(), tokens);
+        return write(WriteKind.UNCAPTURABLE, in.name(), in);
       case "COPY":
-        return copy(in, tokens);
+        return copy(in);
       case "WITH":
-        return with(in, tokens);
+        return with(in);
       case "BEGIN":
       case "START":
         return new TransactionControl(true, false);
@@ -130,7 +147,7 @@ public final class StatementParser {
     }
   }
 
-  private static ParsedStatement create(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+  private static ParsedStatement create(TokenCursor in) throws SQLException {
     in.next();
     boolean orReplace = in.acceptAll("OR", "REPLACE");
     boolean temporary = in.accept("TEMP") || in.accept("TEMPORARY");
@@ -155,17 +172,24 @@ public final class StatementParser {
           query,
           ViewSqlPlanner.inPlace(in.sql(), in.peek().start()).stripTrailing());
     }
-    for (String kind : List.of("TABLE", "VIEW")) {
-      if (in.accept(kind)) {
-        in.acceptAll("IF", "NOT", "EXISTS");
-        // a temporary object hides the main object of the same name from unqualified references
-        String what = temporary ? "create temporary " : orReplace ? "replace " : null;
-        return what == null
-            ? new Other()
-            : new SchemaChange(what + kind.toLowerCase(), ImmutableList.of(in.name()));
-      }
+    if (in.accept("TABLE")) {
+      return created(in, temporary ? CREATE_TEMPORARY_TABLE : orReplace ? REPLACE_TABLE : null);
+    }
+    if (in.accept("VIEW")) {
+      return created(in, temporary ? CREATE_TEMPORARY_VIEW : orReplace ? REPLACE_VIEW : null);
     }
     return new Other();
+  }
+
+  /**
+   * A {@code CREATE TABLE} or {@code VIEW} after its object keyword: a schema change of {@code
+   * kind}, or {@link Other} if it only adds an object ({@code kind} null). A temporary object hides
+   * the main object of the same name from unqualified references.
+   */
+  private static ParsedStatement created(TokenCursor in, @Nullable SchemaChangeKind kind)
+      throws SQLException {
+    in.acceptAll("IF", "NOT", "EXISTS");
+    return kind == null ? new Other() : new SchemaChange(kind, ImmutableList.of(in.name()));
   }
 
   private static ParsedStatement drop(TokenCursor in) throws SQLException {
@@ -174,19 +198,21 @@ public final class StatementParser {
       boolean ifExists = in.acceptAll("IF", "EXISTS");
       return new DropMaterializedView(endsAfter(in, in.name()), ifExists);
     }
-    for (String kind : List.of("TABLE", "VIEW", "SCHEMA")) {
-      if (in.accept(kind)) {
-        in.acceptAll("IF", "EXISTS");
-        List<ObjectName> names = new ArrayList<>();
-        names.add(in.name());
-        while (in.peek() != null && in.peek().isSymbol(",")) {
-          in.next();
-          names.add(in.name());
-        }
-        return new SchemaChange("drop " + kind.toLowerCase(), ImmutableList.copyOf(names));
-      }
+    SchemaChangeKind kind =
+        in.accept("TABLE")
+            ? DROP_TABLE
+            : in.accept("VIEW") ? DROP_VIEW : in.accept("SCHEMA") ? DROP_SCHEMA : null;
+    if (kind == null) {
+      return new Other();
     }
-    return new Other();
+    in.acceptAll("IF", "EXISTS");
+    List<ObjectName> names = new ArrayList<>();
+    names.add(in.name());
+    while (in.peek() != null && in.peek().isSymbol(",")) {
+      in.next();
+      names.add(in.name());
+    }
+    return new SchemaChange(kind, ImmutableList.copyOf(names));
   }
 
   private static ParsedStatement alter(TokenCursor in) throws SQLException {
@@ -197,7 +223,7 @@ public final class StatementParser {
     }
     if (in.accept("VIEW")) {
       in.acceptAll("IF", "EXISTS");
-      return new SchemaChange("alter view", ImmutableList.of(in.name()));
+      return new SchemaChange(ALTER_VIEW, ImmutableList.of(in.name()));
     }
     return new Other();
   }
@@ -250,8 +276,7 @@ public final class StatementParser {
     return token.identifier();
   }
 
-  private static ParsedStatement explain(TokenCursor in, List<SqlToken> tokens)
-      throws SQLException {
+  private static ParsedStatement explain(TokenCursor in) throws SQLException {
     in.next();
     if (in.acceptAll("REFRESH", "MATERIALIZED", "VIEW")) {
       return new ExplainRefresh(endsAfter(in, in.name()), false);
@@ -261,9 +286,9 @@ public final class StatementParser {
     }
     // EXPLAIN ANALYZE runs its statement: a write under it must be captured like any other
     if (in.accept("ANALYZE")) {
-      ParsedStatement analyzed = parse(in, tokens);
+      ParsedStatement analyzed = parse(in);
       if (analyzed instanceof Write write) {
-        return new Write(WriteKind.UNCAPTURABLE, write.target(), write.tokens());
+        return new Write(WriteKind.UNCAPTURABLE, write.target(), in.statement());
       }
     }
     return new Other();
@@ -334,7 +359,7 @@ public final class StatementParser {
     return new ResetSetting(name.identifier());
   }
 
-  private static ParsedStatement insert(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+  private static ParsedStatement insert(TokenCursor in) throws SQLException {
     in.next();
     // INSERT OR REPLACE / OR IGNORE are upserts whose effect on existing rows is not captured
     boolean upsert = in.accept("OR");
@@ -342,64 +367,45 @@ public final class StatementParser {
       in.next();
     }
     in.expect("INTO");
-    return write(upsert ? WriteKind.UNCAPTURABLE : WriteKind.INSERT, in.name(), tokens);
+    return write(upsert ? WriteKind.UNCAPTURABLE : WriteKind.INSERT, in.name(), in);
   }
 
-  private static ParsedStatement copy(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+  private static ParsedStatement copy(TokenCursor in) throws SQLException {
     in.next();
     if (in.peek() == null || !in.peek().isIdentifier()) {
       return new Other(); // COPY (query) TO ...
     }
     ObjectName target = in.name();
-    int depth = 0;
-    while (!in.atEnd()) {
-      SqlToken token = in.next();
-      if (token.isSymbol("(")) {
-        depth++;
-      } else if (token.isSymbol(")")) {
-        depth--;
-      } else if (depth == 0 && token.isKeyword("FROM")) {
-        return write(WriteKind.UNCAPTURABLE, target, tokens);
-      }
-    }
-    return new Other();
+    return in.skipToTopLevel(token -> token.isKeyword("FROM"))
+        ? write(WriteKind.UNCAPTURABLE, target, in)
+        : new Other();
   }
 
-  private static ParsedStatement with(TokenCursor in, List<SqlToken> tokens) throws SQLException {
+  private static ParsedStatement with(TokenCursor in) throws SQLException {
     in.next();
-    int depth = 0;
-    while (!in.atEnd()) {
-      SqlToken token = in.peek();
-      if (token.isSymbol("(")) {
-        depth++;
-      } else if (token.isSymbol(")")) {
-        depth--;
-      } else if (depth == 0) {
-        switch (token.upper()) {
-          case "INSERT":
-            return insert(in, tokens);
-          case "UPDATE":
-          case "DELETE":
-            // the capture of UPDATE and DELETE stages rows with a query of its own
-            in.next();
-            in.accept("FROM");
-            return write(WriteKind.UNCAPTURABLE, in.name(), tokens);
-          case "SELECT":
-          case "FROM":
-          case "VALUES":
-          case "TABLE":
-            return new Other();
-          default:
-            break;
-        }
-      }
-      in.next();
+    if (!in.skipToTopLevel(token -> WITH_BODIES.contains(token.upper()))) {
+      return new Other();
     }
-    return new Other();
+    switch (in.peek().upper()) {
+      case "INSERT":
+        return insert(in);
+      case "UPDATE":
+      case "DELETE":
+        // the capture of UPDATE and DELETE stages rows with a query of its own
+        in.next();
+        in.accept("FROM");
+        return write(WriteKind.UNCAPTURABLE, in.name(), in);
+      default:
+        return new Other();
+    }
   }
 
-  private static Write write(WriteKind kind, ObjectName target, List<SqlToken> tokens) {
-    return new Write(kind, target, ImmutableList.copyOf(tokens));
+  /** The first words of the statement a WITH clause is followed by. */
+  private static final Set<String> WITH_BODIES =
+      Set.of("INSERT", "UPDATE", "DELETE", "SELECT", "FROM", "VALUES", "TABLE");
+
+  private static Write write(WriteKind kind, ObjectName target, TokenCursor in) {
+    return new Write(kind, target, in.statement());
   }
 
   private static ObjectName endsAfter(TokenCursor in, ObjectName name) throws SQLException {

@@ -3,17 +3,25 @@ package org.calciteivm.jdbc.sql;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** Reads the tokens of one statement from left to right. */
 public final class TokenCursor {
+  private final SqlStatement statement;
   private final String sql;
   private final List<SqlToken> tokens;
   private int index;
 
-  /** A cursor at the first token of {@code sql}. */
-  public TokenCursor(String sql, List<SqlToken> tokens) {
-    this.sql = sql;
-    this.tokens = tokens;
+  /** A cursor at the first token of {@code statement}. */
+  public TokenCursor(SqlStatement statement) {
+    this.statement = statement;
+    this.sql = statement.sql();
+    this.tokens = statement.tokens();
+  }
+
+  /** The statement being read. */
+  public SqlStatement statement() {
+    return statement;
   }
 
   /** The statement's text. */
@@ -97,18 +105,19 @@ public final class TokenCursor {
     return ObjectName.of(parts, first.start(), end);
   }
 
+  /**
+   * Moves to the first token from here on that {@code matches} outside the parentheses and brackets
+   * opened from here ({@link SqlStatement#topLevel}); says whether there is one, else moves to the
+   * end.
+   */
+  public boolean skipToTopLevel(Predicate<SqlToken> matches) {
+    int found = statement.topLevel(index, tokens.size(), matches);
+    index = found < 0 ? tokens.size() : found;
+    return found >= 0;
+  }
+
   /** The statement's text from the current token to the end, or "" at the end. */
   public String rest() {
     return atEnd() ? "" : sql.substring(peek().start());
-  }
-
-  /** The index of the current token, to come back to with {@link #reset}. */
-  public int mark() {
-    return index;
-  }
-
-  /** Moves back to a position returned by {@link #mark}. */
-  public void reset(int mark) {
-    index = mark;
   }
 }

@@ -17,6 +17,17 @@ class SqlScriptTest {
   }
 
   @Test
+  void eachStatementCarriesItsTokensAtPositionsInItsOwnText() throws SQLException {
+    String script = "/* a */ SELECT 1;\n  DELETE FROM \"t;\" -- b\n WHERE x = $$;$$ ; ";
+    for (SqlStatement statement : SqlScript.statements(script)) {
+      assertThat(statement.tokens()).isEqualTo(SqlLexer.tokenize(statement.sql()));
+    }
+    assertThat(SqlScript.statements(script))
+        .extracting(SqlStatement::sql)
+        .containsExactly("SELECT 1", "DELETE FROM \"t;\" -- b\n WHERE x = $$;$$");
+  }
+
+  @Test
   void unterminatedStringFails() {
     assertThatThrownBy(() -> SqlScript.split("SELECT 'x"))
         .isInstanceOf(SQLException.class)

@@ -8,6 +8,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.Other;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
+import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 import org.calciteivm.jdbc.sql.ParsedStatement.SetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.TableAlteration;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
@@ -117,6 +118,27 @@ class StatementParserTest {
                 assertThat(c.targets())
                     .extracting(ObjectName::toString)
                     .containsExactly("a", "s.b"));
+  }
+
+  @Test
+  void schemaChangesSayWhatTheyDo() throws SQLException {
+    assertSchemaChange("CREATE TEMP TABLE t (a INT)", SchemaChangeKind.CREATE_TEMPORARY_TABLE);
+    assertSchemaChange(
+        "create temporary view if not exists v as select 1",
+        SchemaChangeKind.CREATE_TEMPORARY_VIEW);
+    assertSchemaChange("CREATE OR REPLACE TABLE t AS SELECT 1", SchemaChangeKind.REPLACE_TABLE);
+    assertSchemaChange("CREATE OR REPLACE VIEW v AS SELECT 1", SchemaChangeKind.REPLACE_VIEW);
+    assertSchemaChange("DROP VIEW IF EXISTS v", SchemaChangeKind.DROP_VIEW);
+    assertSchemaChange("DROP SCHEMA s CASCADE", SchemaChangeKind.DROP_SCHEMA);
+    assertSchemaChange("ALTER VIEW v RENAME TO w", SchemaChangeKind.ALTER_VIEW);
+    assertThat(StatementParser.parse("CREATE TABLE t (a INT)")).isInstanceOf(Other.class);
+    assertThat(SchemaChangeKind.DROP_TABLE.words()).isEqualTo("drop table");
+  }
+
+  private static void assertSchemaChange(String sql, SchemaChangeKind kind) throws SQLException {
+    assertThat(StatementParser.parse(sql))
+        .isInstanceOfSatisfying(
+            SchemaChange.class, c -> assertThat(c.kind()).as(sql).isEqualTo(kind));
   }
 
   @Test

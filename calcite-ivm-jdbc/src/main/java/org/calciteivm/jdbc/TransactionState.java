@@ -1,0 +1,294 @@
+package org.calciteivm.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.calciteivm.jdbc.IvmDatabase.SqlWork;
+import org.calciteivm.jdbc.capture.RowClaims;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The transaction state of one connection: whether a transaction is open (auto-commit off or SQL
+ * {@code BEGIN}), the tracked tables it captured changes of (told to the database when it ends,
+ * which counts them for refreshes), the rows its captured writes claimed, and the conflict that
+ * aborted it. {@link IvmConnection} runs its transaction control and captured writes through it.
+ *
+ * <p>Captured writes that conflict with a concurrent transaction on the same rows ({@link
+ * Conflicts}) are run again, up to {@link Conflicts#MAX_ATTEMPTS} times, when the transaction is
+ * the driver's own (auto-commit): nothing of it was applied. Inside a client's transaction they
+ * fail with SQLState 40001 and abort the transaction, whose COMMIT then rolls back and fails too.
+ */
+final class TransactionState {
+  private final IvmDatabase database;
+  private final Connection duckDb;
+
+  /** Whether a transaction was opened with a SQL {@code BEGIN} and not yet ended. */
+  private boolean sqlTransaction;
+
+  /** The tracked tables the open transaction captured changes of. */
+  private final Set<Integer> capturedInTransaction = new HashSet<>();
+
+  /** The rows the open transaction's captured writes change, claimed against other connections. */
+  private final RowClaims.Session claims;
+
+  /** The conflict that aborted the client's open transaction, or null. */
+  private @Nullable SQLException abortedBy;
+
+  private final AtomicLong conflictRetries = new AtomicLong();
+
+  TransactionState(IvmDatabase database, Connection duckDb) {
+    this.database = database;
+    this.duckDb = duckDb;
+    this.claims = database.rowClaims().session();
+  }
+
+  /**
+   * Records that a SQL statement began or ended a transaction. ({@code COMMIT} and {@code ROLLBACK}
+   * are not told apart here, so the transaction counts as possibly committed.)
+   */
+  void sqlTransaction(boolean open) {
+    this.sqlTransaction = open;
+    if (open) {
+      // DuckDB takes the transaction's snapshot at its first read, after this
+      claims.begin();
+    } else {
+      transactionEnded(true);
+    }
+  }
+
+  /**
+   * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
+   * #atomically atomically}, and tells the database once the transaction it ran in has ended.
+   *
+   * <p>In auto-commit mode a write that conflicts with a concurrent transaction is run again from
+   * the start (its transaction was the driver's own, and rolled back), at most {@link
+   * Conflicts#MAX_ATTEMPTS} times in all, then fails with SQLState 40001. So {@code capture} must
+   * be able to run again: a JDBC batch cannot (DuckDB clears it when it runs), and its conflict
+   * fails at once. Inside a client's transaction a conflict fails with SQLState 40001 and aborts
+   * the transaction.
+   */
+  <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
+    if (inTransaction()) {
+      return capturingInTransaction(tableId, capture);
+    }
+    return Conflicts.retrying(
+        attempt -> {
+          T result;
+          try (RowClaims.Scope scope = claims.enter()) {
+            result = ownTransaction(capture, () -> database.capturesEnded(List.of(tableId)));
+          }
+          if (attempt > 1 && result instanceof int[] counts && counts.length == 0) {
+            // the first attempt ran the batch, and DuckDB cleared it: this one wrote nothing (not
+            // a conflict, so it is not retried)
+            throw Conflicts.batch(
+                tableName(tableId),
+                new SQLException("the batch was cleared by the attempt that conflicted"));
+          }
+          return result;
+        },
+        conflictRetries::incrementAndGet,
+        (attempts, e) -> Conflicts.autoCommitWrite(tableName(tableId), attempts, e));
+  }
+
+  private <T> T capturingInTransaction(int tableId, SqlWork<T> capture) throws SQLException {
+    T result;
+    try (RowClaims.Scope scope = claims.enter()) {
+      result = capture.run();
+    } catch (SQLException e) {
+      if (!Conflicts.isConflict(e)) {
+        throw e;
+      }
+      abortedBy = e;
+      abortDuckDbTransaction();
+      throw Conflicts.inTransaction(tableName(tableId), e);
+    }
+    capturedInTransaction.add(tableId);
+    return result;
+  }
+
+  /**
+   * Makes DuckDB abort the open transaction, as it does itself after its own conflicts but not
+   * after the driver's: then every later statement of the transaction fails until it is rolled
+   * back, and nothing of it can commit.
+   */
+  private void abortDuckDbTransaction() {
+    try (Statement statement = duckDb.createStatement()) {
+      statement.execute("SELECT error('calcite-ivm: the transaction conflicted, roll it back')");
+    } catch (SQLException expected) {
+      // the error is the point
+    }
+  }
+
+  /** The display name of tracked table {@code tableId}, for messages. */
+  private String tableName(int tableId) {
+    try {
+      return database.catalog().trackedTable(tableId).relation().displayName();
+    } catch (IllegalStateException droppedSince) {
+      return "table #" + tableId;
+    }
+  }
+
+  /** Conflicts of auto-commit writes that this connection ran again, so far. */
+  long conflictRetries() {
+    return conflictRetries.get();
+  }
+
+  /**
+   * Records that the open transaction ended: tells the database which tracked tables it captured
+   * changes of, and ends its row claims, which are kept if it {@code mayHaveCommitted}.
+   */
+  private void transactionEnded(boolean mayHaveCommitted) {
+    abortedBy = null;
+    claims.end(mayHaveCommitted);
+    if (!capturedInTransaction.isEmpty()) {
+      database.capturesEnded(capturedInTransaction);
+      capturedInTransaction.clear();
+    }
+  }
+
+  /** With auto-commit off, a new transaction begins with the next statement. */
+  private void nextTransactionMayBegin() throws SQLException {
+    if (!duckDb.getAutoCommit()) {
+      claims.begin();
+    }
+  }
+
+  /** Whether a transaction is open, by {@code BEGIN} or by turning auto-commit off. */
+  boolean inTransaction() throws SQLException {
+    return sqlTransaction || !duckDb.getAutoCommit();
+  }
+
+  /**
+   * Runs {@code work} in the open transaction, or else in one of its own ({@link #ownTransaction}).
+   */
+  <T> T atomically(SqlWork<T> work) throws SQLException {
+    if (inTransaction()) {
+      return work.run();
+    }
+    return ownTransaction(work, () -> {});
+  }
+
+  /**
+   * Runs {@code work} in a transaction of its own that commits when it succeeds and rolls back when
+   * it fails; runs {@code afterCommit} once the transaction ended if it tried to commit (even if
+   * the commit failed: DuckDB might have committed).
+   */
+  private <T> T ownTransaction(SqlWork<T> work, Runnable afterCommit) throws SQLException {
+    claims.begin();
+    boolean commitTried = false;
+    // JDBC's own transaction control, not SQL BEGIN: DuckDB's batch execution opens a
+    // transaction of its own unless auto-commit is off
+    duckDb.setAutoCommit(false);
+    try {
+      T result = work.run();
+      commitTried = true;
+      duckDb.commit();
+      return result;
+    } catch (SQLException | RuntimeException | Error e) {
+      // an Error too (e.g. an AssertionError from a planner rule): nothing half-done may commit
+      try {
+        duckDb.rollback();
+      } catch (SQLException rollbackFailure) {
+        e.addSuppressed(rollbackFailure);
+      }
+      throw e;
+    } finally {
+      try {
+        duckDb.setAutoCommit(true);
+      } finally {
+        claims.end(commitTried);
+        if (commitTried) {
+          afterCommit.run();
+        }
+      }
+    }
+  }
+
+  /** {@link IvmConnection#commit}: fails with SQLState 40001 if a conflict aborted it. */
+  void commit() throws SQLException {
+    failCommitIfAborted();
+    try {
+      duckDb.commit();
+    } catch (SQLException e) {
+      throw Conflicts.isConflict(e) ? Conflicts.atCommit(e) : e;
+    } finally {
+      sqlTransaction = false;
+      transactionEnded(true);
+      nextTransactionMayBegin();
+    }
+  }
+
+  /**
+   * Before a commit ({@link #commit}, SQL {@code COMMIT}): if a conflict aborted the open
+   * transaction, rolls it back and fails with SQLState 40001.
+   */
+  void failCommitIfAborted() throws SQLException {
+    SQLException conflict = abortedBy;
+    if (conflict == null) {
+      return;
+    }
+    try {
+      rollBackAfter(conflict);
+    } finally {
+      sqlTransaction = false;
+      transactionEnded(false);
+      nextTransactionMayBegin();
+    }
+  }
+
+  /** Rolls back the transaction {@code conflict} aborted, and fails as its commit. */
+  private void rollBackAfter(SQLException conflict) throws SQLException {
+    SQLException failure = Conflicts.commitAfterConflict(conflict);
+    try {
+      duckDb.rollback();
+    } catch (SQLException rollbackFailure) {
+      failure.addSuppressed(rollbackFailure);
+    }
+    throw failure;
+  }
+
+  /** Rolls back the open transaction. */
+  void rollback() throws SQLException {
+    try {
+      duckDb.rollback();
+    } finally {
+      sqlTransaction = false;
+      transactionEnded(false);
+      nextTransactionMayBegin();
+    }
+  }
+
+  /** {@link IvmConnection#setAutoCommit}: turning it on commits as {@link #commit} does. */
+  void setAutoCommit(boolean autoCommit) throws SQLException {
+    boolean commits = autoCommit && !duckDb.getAutoCommit();
+    if (!autoCommit) {
+      // before DuckDB's transaction takes its snapshot, at its first statement
+      claims.begin();
+    }
+    SQLException conflict = commits ? abortedBy : null;
+    if (conflict != null) {
+      try {
+        rollBackAfter(conflict);
+      } finally {
+        duckDb.setAutoCommit(true);
+        transactionEnded(false);
+      }
+    }
+    try {
+      duckDb.setAutoCommit(autoCommit);
+    } finally {
+      if (commits) {
+        transactionEnded(true);
+      }
+    }
+  }
+
+  /** Records that the connection closed: DuckDB rolled back its open transaction. */
+  void closed() {
+    transactionEnded(false);
+  }
+}

@@ -1,0 +1,189 @@
+package org.calciteivm.jdbc.sql;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
+import org.calciteivm.jdbc.sql.WriteFrame.Range;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Reads the frame of a write whose change is captured ({@link WriteFrame}) from the tokens its
+ * statement was lexed into. Expressions, subqueries and joined relations are skipped at their
+ * parentheses and never interpreted, so DuckDB syntax in them passes through.
+ *
+ * <p>It runs only for writes to tracked tables: a statement it cannot frame fails here, while the
+ * same statement on another table goes to DuckDB as written, and DuckDB decides.
+ */
+public final class WriteFrameParser {
+  private final Write write;
+  private final String sql;
+  private final List<SqlToken> tokens;
+
+  private WriteFrameParser(Write write) {
+    this.write = write;
+    this.sql = write.statement().sql();
+    this.tokens = write.tokens();
+  }
+
+  /** The frame of {@code write}, an INSERT, UPDATE, DELETE or TRUNCATE. */
+  public static WriteFrame parse(Write write) throws SQLException {
+    WriteFrameParser parser = new WriteFrameParser(write);
+    int afterTarget = write.statement().tokenIndexAt(write.target().end());
+    switch (write.kind()) {
+      case INSERT:
+        return parser.frame(
+            parser.noAlias(afterTarget),
+            ImmutableList.of(),
+            afterTarget,
+            null,
+            parser.onConflict(afterTarget));
+      case UPDATE:
+        return parser.update(afterTarget);
+      case DELETE:
+        Alias alias = parser.alias(afterTarget, "USING", "WHERE", "RETURNING");
+        return parser.frame(alias, ImmutableList.of(), alias.next, "USING", false);
+      case TRUNCATE:
+        return parser.frame(
+            parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, false);
+      default:
+        throw new IllegalStateException("not a capturable write: " + write.kind());
+    }
+  }
+
+  private WriteFrame update(int afterTarget) throws SQLException {
+    Alias alias = alias(afterTarget, "SET");
+    if (alias.next >= tokens.size() || !tokens.get(alias.next).isKeyword("SET")) {
+      throw new SQLException("syntax error: expected SET in UPDATE " + write.target(), "42601");
+    }
+    int end = topLevel(alias.next + 1, "FROM", "WHERE", "RETURNING");
+    if (end < 0) {
+      end = tokens.size();
+    }
+    return frame(alias, assignments(alias.next + 1, end), end, "FROM", false);
+  }
+
+  /**
+   * The frame whose head is the target, {@code alias} and {@code assignments}, and whose rest
+   * begins at token {@code rest}; the relations joined to the target follow {@code joinKeyword}
+   * (null: the write joins none) if the rest begins with it.
+   */
+  private WriteFrame frame(
+      Alias alias,
+      ImmutableList<Assignment> assignments,
+      int rest,
+      @Nullable String joinKeyword,
+      boolean onConflict) {
+    boolean hasRest = rest < tokens.size();
+    @Nullable Range joined = null;
+    if (hasRest && joinKeyword != null && tokens.get(rest).isKeyword(joinKeyword)) {
+      joined = new Range(tokens.get(rest).end(), sql.length());
+    }
+    return new WriteFrame(
+        write,
+        alias.name,
+        new Range(write.target().start(), alias.end),
+        assignments,
+        new Range(hasRest ? tokens.get(rest).start() : sql.length(), sql.length()),
+        joined,
+        topLevel(rest, "RETURNING") >= 0,
+        onConflict);
+  }
+
+  /** The SET list in tokens {@code [from, to)}. */
+  private ImmutableList<Assignment> assignments(int from, int to) throws SQLException {
+    ImmutableList.Builder<Assignment> assignments = ImmutableList.builder();
+    int i = from;
+    while (i < to) {
+      SqlToken column = tokens.get(i);
+      if (!column.isIdentifier()) {
+        throw new SQLFeatureNotSupportedException(
+            "UPDATE " + write.target() + ": SET " + column.text() + " cannot be captured yet",
+            "0A000");
+      }
+      int j = i + 1;
+      while (j + 1 < to && tokens.get(j).isSymbol(".")) {
+        column = tokens.get(j + 1);
+        j += 2;
+      }
+      if (j >= to || !tokens.get(j).isSymbol("=")) {
+        throw new SQLException("syntax error: expected = after SET " + column.text(), "42601");
+      }
+      int valueEnd = write.statement().topLevel(j + 1, to, token -> token.isSymbol(","));
+      if (valueEnd < 0) {
+        valueEnd = to;
+      }
+      if (valueEnd == j + 1) {
+        throw new SQLException("syntax error: SET " + column.text() + " has no value", "42601");
+      }
+      assignments.add(
+          new Assignment(
+              column, new Range(tokens.get(j + 1).start(), tokens.get(valueEnd - 1).end())));
+      i = valueEnd + 1;
+    }
+    return assignments.build();
+  }
+
+  /**
+   * An optional alias after the target.
+   *
+   * @param name the alias, or null
+   * @param end offset just past the target and its alias
+   * @param next the index of the token after them
+   */
+  private record Alias(@Nullable String name, int end, int next) {}
+
+  private Alias noAlias(int afterTarget) {
+    return new Alias(null, write.target().end(), afterTarget);
+  }
+
+  /**
+   * The alias after the target, if the next word (after an optional AS) is none of {@code clauses}.
+   */
+  private Alias alias(int afterTarget, String... clauses) {
+    int i = afterTarget;
+    if (i < tokens.size() && tokens.get(i).isKeyword("AS")) {
+      i++;
+    }
+    if (i < tokens.size()
+        && tokens.get(i).isIdentifier()
+        && !isAnyKeyword(tokens.get(i), clauses)) {
+      return new Alias(tokens.get(i).identifier(), tokens.get(i).end(), i + 1);
+    }
+    return noAlias(afterTarget);
+  }
+
+  /**
+   * Whether the INSERT has an {@code ON CONFLICT} clause after token {@code from}: an {@code ON}
+   * outside parentheses followed by {@code CONFLICT}. The {@code ON} of a join in the inserted
+   * query is followed by its condition ({@code ON conflict = 1} compares a column named so).
+   */
+  private boolean onConflict(int from) {
+    for (int on = topLevel(from, "ON"); on >= 0; on = topLevel(on + 1, "ON")) {
+      if (on + 2 < tokens.size()
+          && tokens.get(on + 1).isKeyword("CONFLICT")
+          && (tokens.get(on + 2).isSymbol("(")
+              || tokens.get(on + 2).isKeyword("DO")
+              || tokens.get(on + 2).isKeyword("ON"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The index of the first of {@code keywords} outside parentheses from {@code from}, or -1. */
+  private int topLevel(int from, String... keywords) {
+    return write.statement().topLevel(from, tokens.size(), token -> isAnyKeyword(token, keywords));
+  }
+
+  private static boolean isAnyKeyword(SqlToken token, String... keywords) {
+    for (String keyword : keywords) {
+      if (token.isKeyword(keyword)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,102 @@
+package org.calciteivm.jdbc.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.junit.jupiter.api.Test;
+
+/** The frame of a captured write: what is read of it, and where it stands in the text. */
+class WriteFrameParserTest {
+
+  @Test
+  void updateFrameNamesAliasAssignmentsAndJoinedRelations() throws SQLException {
+    WriteFrame frame =
+        frame(
+            "UPDATE main.t AS x SET a = f(b, c), \"B\" = (SELECT 1, 2), x.c = ? "
+                + "FROM u WHERE u.id = x.id");
+    assertThat(frame.alias()).isEqualTo("x");
+    assertThat(frame.text(frame.relation())).isEqualTo("main.t AS x");
+    assertThat(frame.assignments())
+        .extracting(a -> a.column().identifier() + " := " + frame.text(a.value()))
+        .containsExactly("a := f(b, c)", "B := (SELECT 1, 2)", "c := ?");
+    assertThat(frame.text(frame.rest())).isEqualTo("FROM u WHERE u.id = x.id");
+    assertThat(frame.text(frame.joined())).isEqualTo(" u WHERE u.id = x.id");
+    assertThat(frame.returning()).isFalse();
+  }
+
+  @Test
+  void clausesInsideExpressionsDoNotEndTheSetList() throws SQLException {
+    WriteFrame frame =
+        frame("UPDATE t SET a = extract(year FROM d), b = [1, 2][1] WHERE a IN (SELECT 1 FROM u)");
+    assertThat(frame.alias()).isNull();
+    assertThat(frame.assignments())
+        .extracting(a -> frame.text(a.value()))
+        .containsExactly("extract(year FROM d)", "[1, 2][1]");
+    assertThat(frame.text(frame.rest())).isEqualTo("WHERE a IN (SELECT 1 FROM u)");
+    assertThat(frame.joined()).isNull();
+  }
+
+  @Test
+  void deleteFrameReadsUsingAndReturning() throws SQLException {
+    WriteFrame frame = frame("DELETE FROM t d USING u WHERE u.id = d.id RETURNING d.id");
+    assertThat(frame.alias()).isEqualTo("d");
+    assertThat(frame.text(frame.relation())).isEqualTo("t d");
+    assertThat(frame.text(frame.rest())).startsWith("USING u");
+    assertThat(frame.text(frame.joined())).isEqualTo(" u WHERE u.id = d.id RETURNING d.id");
+    assertThat(frame.returning()).isTrue();
+
+    WriteFrame plain = frame("DELETE FROM t WHERE (SELECT 1 RETURNING) IS NULL");
+    assertThat(plain.alias()).isNull();
+    assertThat(plain.text(plain.relation())).isEqualTo("t");
+    assertThat(plain.joined()).isNull();
+    assertThat(plain.returning()).isFalse();
+  }
+
+  @Test
+  void onConflictIsNotTheOnOfAJoin() throws SQLException {
+    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON conflict = 1").onConflict())
+        .isFalse();
+    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON (a.x = b.x)").onConflict()).isFalse();
+    assertThat(frame("INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING").onConflict()).isTrue();
+    assertThat(frame("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 1").onConflict())
+        .isTrue();
+    assertThat(
+            frame("INSERT INTO t SELECT * FROM a JOIN b ON a.x = b.x ON CONFLICT DO NOTHING")
+                .onConflict())
+        .isTrue();
+    assertThat(frame("INSERT INTO t VALUES (1) RETURNING *").returning()).isTrue();
+  }
+
+  @Test
+  void positionsAreTheStatementsInAScript() throws SQLException {
+    SqlStatement second =
+        SqlScript.statements("SELECT 1; -- x\n  WITH q AS (SELECT 1) INSERT INTO t SELECT * FROM q")
+            .get(1);
+    WriteFrame frame = WriteFrameParser.parse((Write) StatementParser.parse(second));
+    assertThat(frame.target().name()).isEqualTo("t");
+    assertThat(frame.sql().substring(frame.target().start(), frame.target().end())).isEqualTo("t");
+    assertThat(frame.text(frame.rest())).isEqualTo("SELECT * FROM q");
+  }
+
+  @Test
+  void setListsThatCannotBeFramedFail() {
+    assertThatThrownBy(() -> frame("UPDATE t SET (a, b) = (1, 2)"))
+        .isInstanceOf(SQLFeatureNotSupportedException.class)
+        .hasMessageContaining("SET ( cannot be captured yet");
+    assertThatThrownBy(() -> frame("UPDATE t x WHERE a = 1"))
+        .hasMessageContaining("expected SET in UPDATE t");
+    assertThatThrownBy(() -> frame("UPDATE t SET a 1"))
+        .hasMessageContaining("expected = after SET a");
+    assertThatThrownBy(() -> frame("UPDATE t SET a = , b = 1"))
+        .hasMessageContaining("SET a has no value");
+    assertThatThrownBy(() -> frame("UPDATE t SET a."))
+        .hasMessageContaining("expected = after SET a");
+  }
+
+  private static WriteFrame frame(String sql) throws SQLException {
+    return WriteFrameParser.parse((Write) StatementParser.parse(sql));
+  }
+}
