@@ -36,9 +36,12 @@ public final class IvmNames {
     return "view_" + viewId + "_" + viewName;
   }
 
-  /** The temporary view through which a refresh reads the pending change of a base table. */
-  public static String pendingTable(int tableId) {
-    return "_ivm_pending_" + tableId;
+  /**
+   * The view, in {@link #SCHEMA}, through which a refresh of view {@code viewId} reads the change
+   * of base table {@code tableId} that the view has not consumed yet.
+   */
+  public static String pendingView(int viewId, int tableId) {
+    return "pending_" + viewId + "_" + tableId;
   }
 
   /** The temporary table a refresh fills with the consolidated change of a view. */

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;
+import org.calciteivm.jdbc.refresh.RefreshStatements;
 
 /**
  * A connection of the calcite-ivm driver: a DuckDB connection whose statements are routed through
@@ -16,6 +17,7 @@ import org.calciteivm.jdbc.delegate.DelegatingConnection;
 public final class IvmConnection extends DelegatingConnection {
   private final IvmDatabase database;
   private final TransactionState transaction;
+  private final RefreshStatements refreshStatements;
   private IvmSettings settings;
 
   IvmConnection(IvmDatabase database, Connection duckDb, IvmSettings settings) {
@@ -23,11 +25,17 @@ public final class IvmConnection extends DelegatingConnection {
     this.database = database;
     this.settings = settings;
     this.transaction = new TransactionState(database, duckDb);
+    this.refreshStatements = new RefreshStatements(duckDb);
   }
 
   /** The shared state of the database this connection is connected to. */
   public IvmDatabase database() {
     return database;
+  }
+
+  /** The prepared statements of this connection's refreshes. */
+  public RefreshStatements refreshStatements() {
+    return refreshStatements;
   }
 
   /** The underlying DuckDB connection, for calcite-ivm's own statements. */
@@ -166,6 +174,7 @@ public final class IvmConnection extends DelegatingConnection {
       return;
     }
     try {
+      refreshStatements.close();
       delegate.close();
     } finally {
       // DuckDB rolls back the open transaction of a closed connection

@@ -178,13 +178,14 @@ class DriverContractTest {
               "delta plan:",
               "  LogicalProject(k=[$0], big=[UPPER($1)], _ivm_weight=[$2])",
               "    LogicalFilter(condition=[>($0, 0)])",
-              "      LogicalTableScan(table=[[temp, _ivm_pending_1]])");
+              "      LogicalTableScan(table=[[_ivm, pending_1_1]])");
       assertThat(lines)
           .containsSubsequence(
               "refresh statements, in one transaction:",
               "  find the pending change:",
               "  per changed table that other views read too: seal its captured rows",
-              "  per changed table: the temporary view of its change, e.g.",
+              "  (the merge reads each table's change through the view's pending view of it, created"
+                  + " with the view, e.g.",
               "  merge when BAG_COUNTED:",
               "  merge when BAG_APPEND:",
               "  advance the view's watermarks, delete the change rows every reader has consumed");

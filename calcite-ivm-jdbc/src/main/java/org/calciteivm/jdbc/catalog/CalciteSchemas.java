@@ -25,36 +25,66 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * Builds the Calcite schema that views are planned in, from DuckDB's catalog.
  *
  * <p>Each DuckDB schema becomes a sub-schema of the root with its tables and views. A tracked table
- * is a {@link ChangingTable} whose delta relation is its pending table in the {@code temp} schema
- * (filled by each refresh); the delta tables themselves are in the {@link IvmNames#SCHEMA} schema,
- * with their epoch column. A table tracked after the schema was built (by the CREATE MATERIALIZED
- * VIEW that planned in it) becomes changing when it is {@linkplain PlanningSchema#track tracked},
- * so that a view is planned once.
+ * is a {@link ChangingTable} whose delta relation is the view's pending view of it in the {@link
+ * IvmNames#SCHEMA} schema ({@link ChangeLogs#pendingViewSql}): a schema is built to plan one view,
+ * whose id it learns when the view is registered ({@link PlanningSchema#forView}). A table tracked
+ * after the schema was built (by the CREATE MATERIALIZED VIEW that planned in it) becomes changing
+ * when it is {@linkplain PlanningSchema#track tracked}, so that a view is planned once.
  */
 public final class CalciteSchemas {
   private CalciteSchemas() {}
 
   /**
-   * The schema a view is planned in, and which of its tables are tracked.
-   *
-   * @param root the root schema
-   * @param tracked the tracked tables, by qualified name; {@link #track} adds to it
+   * The schema a view is planned in, which of its tables are tracked, and the id of the view: a
+   * CREATE MATERIALIZED VIEW plans the view before it tracks its tables and registers it, and
+   * compiles its delta programs after, from the same plan.
    */
-  public record PlanningSchema(SchemaPlus root, Map<String, TrackedTable> tracked) {
+  public static final class PlanningSchema {
+    private final SchemaPlus root;
+    private final Map<String, TrackedTable> tracked = new HashMap<>();
+    private int viewId = -1;
+
+    private PlanningSchema(SchemaPlus root) {
+      this.root = root;
+    }
+
+    /** The root schema. */
+    public SchemaPlus root() {
+      return root;
+    }
+
     /** Makes {@code table} changing from now on (or updates what it captures). */
     public void track(TrackedTable table) {
-      if (tracked.put(table.relation().qualifiedName(), table) == null) {
-        root.getSubSchema("temp")
-            .add(IvmNames.pendingTable(table.id()), new ZSetTable(table.relation()));
+      tracked.put(table.relation().qualifiedName(), table);
+      addPendingView(table);
+    }
+
+    /** Names the view planned in this schema, whose pending views its delta plans read. */
+    public void forView(int id) {
+      viewId = id;
+      tracked.values().forEach(this::addPendingView);
+    }
+
+    private void addPendingView(TrackedTable table) {
+      if (viewId >= 0) {
+        root.getSubSchema(IvmNames.SCHEMA)
+            .add(IvmNames.pendingView(viewId, table.id()), new ZSetTable(table.relation()));
       }
+    }
+
+    private List<String> pendingView(TrackedTable table) {
+      if (viewId < 0) {
+        throw new IllegalStateException("no view named yet for the pending view of " + table);
+      }
+      return List.of(IvmNames.SCHEMA, IvmNames.pendingView(viewId, table.id()));
     }
   }
 
   /** The schema for {@code catalog}, in which {@code tracked} tables are changing. */
   public static PlanningSchema build(DuckDbCatalog catalog, Collection<TrackedTable> tracked) {
     SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
-    root.add("temp", new AbstractSchema());
-    PlanningSchema planning = new PlanningSchema(root, new HashMap<>());
+    root.add(IvmNames.SCHEMA, new AbstractSchema());
+    PlanningSchema planning = new PlanningSchema(root);
     for (Relation relation : catalog.relations()) {
       SchemaPlus schema = root.getSubSchema(relation.schema());
       if (schema == null) {
@@ -64,7 +94,7 @@ public final class CalciteSchemas {
       schema.add(
           relation.name(),
           relation.isTable()
-              ? new DuckDbBaseTable(relation, statistic, planning.tracked())
+              ? new DuckDbBaseTable(relation, statistic, planning)
               : new DuckDbTable(relation, statistic));
     }
     tracked.forEach(planning::track);
@@ -139,15 +169,15 @@ public final class CalciteSchemas {
 
   /** A base table: a {@link ChangingTable} while it is tracked. */
   static final class DuckDbBaseTable extends DuckDbTable implements ChangingTable {
-    private final Map<String, TrackedTable> tracked;
+    private final PlanningSchema planning;
 
-    DuckDbBaseTable(Relation relation, Statistic statistic, Map<String, TrackedTable> tracked) {
+    DuckDbBaseTable(Relation relation, Statistic statistic, PlanningSchema planning) {
       super(relation, statistic);
-      this.tracked = tracked;
+      this.planning = planning;
     }
 
     private @Nullable TrackedTable tracked() {
-      return tracked.get(relation.qualifiedName());
+      return planning.tracked.get(relation.qualifiedName());
     }
 
     @Override
@@ -164,7 +194,7 @@ public final class CalciteSchemas {
       if (table == null) {
         throw new IllegalStateException("table " + relation.qualifiedName() + " is not tracked");
       }
-      return List.of("temp", IvmNames.pendingTable(table.id()));
+      return planning.pendingView(table);
     }
   }
 

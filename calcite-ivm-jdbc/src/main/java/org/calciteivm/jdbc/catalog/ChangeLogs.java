@@ -1,12 +1,12 @@
 package org.calciteivm.jdbc.catalog;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.ZSets;
@@ -37,8 +37,9 @@ public final class ChangeLogs {
       }
       epoch = rs.getLong(2);
     }
-    try (Statement s = connection.createStatement()) {
-      s.executeUpdate(sealSql(table, epoch));
+    try (PreparedStatement s = connection.prepareStatement(sealSql(table))) {
+      s.setLong(1, epoch);
+      s.executeUpdate();
     }
     return epoch;
   }
@@ -84,11 +85,13 @@ public final class ChangeLogs {
   }
 
   /**
-   * Replaces the temporary view {@link TrackedTable#pendingTable()}: the captured rows of {@code
-   * table} after {@code watermark}, sealed or not yet, as a Z-set (the table's columns and the
-   * weight). Delta plans read a base table's change through it.
+   * Creates or replaces the view {@link TrackedTable#pendingView}: the captured rows of {@code
+   * table} that view {@code viewId} has not consumed (after its watermark, sealed or not yet), as a
+   * Z-set (the table's columns and the weight). The delta plans of the view read the table's change
+   * through it. It reads the watermark from the catalog, so a refresh runs no DDL; it is replaced
+   * whenever the delta table's columns change.
    */
-  public static String pendingViewSql(TrackedTable table, long watermark) {
+  public static String pendingViewSql(int viewId, TrackedTable table) {
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
     // a column no view reads is not captured: NULL of its type keeps the table's row type
     String columns =
@@ -100,8 +103,8 @@ public final class ChangeLogs {
                         : "CAST(NULL AS " + c.dataType() + ") AS " + IvmNames.quote(c.name()))
             .map(c -> c + ", ")
             .collect(Collectors.joining());
-    return "CREATE OR REPLACE TEMP VIEW "
-        + table.pendingTable()
+    return "CREATE OR REPLACE VIEW "
+        + table.pendingView(viewId)
         + " AS SELECT "
         + columns
         + IvmNames.quote(ZSets.WEIGHT_COLUMN)
@@ -111,8 +114,31 @@ public final class ChangeLogs {
         + epoch
         + " IS NULL OR "
         + epoch
-        + " > "
-        + watermark;
+        + " > (SELECT watermark FROM "
+        + IvmCatalog.INPUTS
+        + " WHERE view_id = "
+        + viewId
+        + " AND table_id = "
+        + table.id()
+        + ")";
+  }
+
+  /** (Re)creates the pending views of {@code table} for each view in {@code viewIds}. */
+  public static void createPendingViews(
+      Connection connection, TrackedTable table, Collection<Integer> viewIds) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      for (int viewId : viewIds) {
+        s.execute(pendingViewSql(viewId, table));
+      }
+    }
+  }
+
+  /** Drops the pending view of {@code table} for view {@code viewId}. */
+  public static void dropPendingView(Connection connection, int viewId, TrackedTable table)
+      throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("DROP VIEW IF EXISTS " + table.pendingView(viewId));
+    }
   }
 
   /**
@@ -128,26 +154,21 @@ public final class ChangeLogs {
   }
 
   /**
-   * Gives the captured rows of {@code table} that no refresh sealed yet the epoch {@code epoch}.
+   * Gives the captured rows of {@code table} that no refresh sealed yet the epoch given as its
+   * parameter.
    */
-  public static String sealSql(TrackedTable table, long epoch) {
+  public static String sealSql(TrackedTable table) {
     String column = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    return "UPDATE "
-        + table.deltaTable()
-        + " SET "
-        + column
-        + " = "
-        + epoch
-        + " WHERE "
-        + column
-        + " IS NULL";
+    return "UPDATE " + table.deltaTable() + " SET " + column + " = ? WHERE " + column + " IS NULL";
   }
 
-  /** Moves the watermarks of view {@code viewId}: table id to the epoch it has consumed up to. */
-  public static String advanceSql(int viewId, Map<Integer, Long> watermarks) {
+  /**
+   * Moves the watermarks of view {@code viewId} on the tables {@code tableIds}: the statement takes
+   * the epoch each has consumed up to as its parameters, in the order of {@code tableIds}.
+   */
+  public static String advanceSql(int viewId, Collection<Integer> tableIds) {
     StringBuilder cases = new StringBuilder("CASE table_id");
-    watermarks.forEach(
-        (table, epoch) -> cases.append(" WHEN ").append(table).append(" THEN ").append(epoch));
+    tableIds.forEach(table -> cases.append(" WHEN ").append(table).append(" THEN ?"));
     cases.append(" END");
     return "UPDATE "
         + IvmCatalog.INPUTS
@@ -156,7 +177,7 @@ public final class ChangeLogs {
         + " WHERE view_id = "
         + viewId
         + " AND table_id IN ("
-        + join(watermarks.keySet())
+        + join(tableIds)
         + ")";
   }
 

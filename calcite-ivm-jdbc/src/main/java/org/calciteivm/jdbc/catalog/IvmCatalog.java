@@ -75,11 +75,14 @@ public final class IvmCatalog {
         exists && !DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "programs").isEmpty();
     Optional<Relation> systemView =
         DuckDbCatalog.read(connection).find("main", IvmNames.SYSTEM_VIEW);
+    boolean otherBuilds = programs && StoredPrograms.hasOtherBuilds(connection);
+    boolean pendingViewsMissing = exists && missing.isEmpty() && missingPendingViews(connection);
     if (exists
         && missing.isEmpty()
         && programs
         && systemView.isPresent()
-        && !StoredPrograms.hasOtherBuilds(connection)) {
+        && !otherBuilds
+        && !pendingViewsMissing) {
       return;
     }
     boolean autoCommit = connection.getAutoCommit();
@@ -90,6 +93,16 @@ public final class IvmCatalog {
         s.execute(alteration);
       }
       StoredPrograms.forgetOtherBuilds(connection);
+      if (exists) {
+        // made by another build, or before there were pending views: (re)made as this one makes
+        CatalogSnapshot catalog = load(connection);
+        for (ViewEntry view : catalog.views()) {
+          for (int tableId : view.inputTableIds()) {
+            ChangeLogs.createPendingViews(
+                connection, catalog.trackedTable(tableId), List.of(view.id()));
+          }
+        }
+      }
       if (systemView.isEmpty() || (!missing.isEmpty() && !systemView.get().isTable())) {
         SystemView.replace(connection);
       }
@@ -113,6 +126,23 @@ public final class IvmCatalog {
       }
     }
     return missing;
+  }
+
+  /** Whether some view lacks the pending view of one of its base tables. */
+  private static boolean missingPendingViews(Connection connection) throws SQLException {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "SELECT count(*) FROM "
+                + INPUTS
+                + " i WHERE NOT EXISTS (SELECT 1 FROM duckdb_views() v"
+                + " WHERE v.database_name = current_database() AND v.schema_name = ?"
+                + " AND v.view_name = 'pending_' || i.view_id || '_' || i.table_id)")) {
+      s.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) > 0;
+      }
+    }
   }
 
   private static boolean isReadOnly(Connection connection) throws SQLException {

@@ -88,16 +88,14 @@ public final class SystemView {
   }
 
   /**
-   * Records, in the refreshing transaction, that view {@code viewId} was refreshed now and took
-   * {@code millis} up to this statement, its last before the commit.
+   * Records, in the refreshing transaction, that view {@code viewId} was refreshed now and took the
+   * milliseconds given as the parameter up to this statement, its last before the commit.
    */
-  public static String refreshRecordedSql(int viewId, double millis) {
+  public static String refreshRecordedSql(int viewId) {
     return "UPDATE "
         + IvmNames.qualified(IvmNames.SCHEMA, "views")
         + " SET last_refresh_at = timezone('UTC', current_timestamp), refresh_count = refresh_count + 1,"
-        + " last_refresh_ms = "
-        + String.format(java.util.Locale.ROOT, "%.3f", millis)
-        + " WHERE view_id = "
+        + " last_refresh_ms = ? WHERE view_id = "
         + viewId;
   }
 }

@@ -23,11 +23,11 @@ public record TrackedTable(int id, Relation relation, ImmutableList<String> capt
   }
 
   /**
-   * The temporary view through which a refresh's delta plan reads the table's pending change (see
-   * {@link IvmCatalog#pendingViewSql}).
+   * The view through which a refresh of view {@code viewId} reads the table's change that the view
+   * has not consumed (see {@link ChangeLogs#pendingViewSql}).
    */
-  public String pendingTable() {
-    return IvmNames.qualified("temp", IvmNames.pendingTable(id));
+  public String pendingView(int viewId) {
+    return IvmNames.qualified(IvmNames.SCHEMA, IvmNames.pendingView(viewId, id));
   }
 
   /** Whether changes to column {@code name} are captured. */

@@ -14,6 +14,7 @@ import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -159,6 +160,9 @@ public final class BaseTableAlterations {
                 + " was created)");
       }
     }
+    // the pending views name the table's columns and the delta table's
+    ChangeLogs.createPendingViews(
+        duckDb, alteredTable, after.keySet().stream().map(ViewEntry::id).toList());
     // their programs were compiled against the table's old columns
     StoredPrograms.forget(
         duckDb, altered.viewsReading(table.id()).stream().map(ViewEntry::id).toList());

@@ -155,7 +155,14 @@ public final class MaterializedViews {
             watermarks,
             columnsRead);
     SystemView.replace(duckDb);
-    ViewEntry view = IvmCatalog.load(duckDb).view(name).orElseThrow();
+    ViewEntry view =
+        new ViewEntry(
+            id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds), read.build());
+    for (TrackedTable input : tracked) {
+      if (tableIds.contains(input.id())) {
+        ChangeLogs.createPendingViews(duckDb, input, List.of(id));
+      }
+    }
     try (Statement s = duckDb.createStatement()) {
       for (String sql : compiler.creationSql(view)) {
         s.execute(sql);
@@ -193,6 +200,7 @@ public final class MaterializedViews {
                 IvmCatalog.removeView(duckDb, view.id());
                 for (int tableId : view.inputTableIds()) {
                   TrackedTable table = catalog.trackedTable(tableId);
+                  ChangeLogs.dropPendingView(duckDb, view.id(), table);
                   if (catalog.viewsReading(tableId).size() == 1) {
                     IvmCatalog.untrack(duckDb, table);
                   } else {

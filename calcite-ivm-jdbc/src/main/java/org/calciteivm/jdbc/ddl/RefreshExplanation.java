@@ -62,8 +62,7 @@ public final class RefreshExplanation {
     ViewEntry view = MaterializedViews.view(connection, name);
     RefreshProgram program = MaterializedViews.program(connection, view);
     IvmSettings settings = connection.settings();
-    ImmutableSet<Integer> pending =
-        RefreshExecutor.pendingInputs(connection.duckDb(), connection.database().catalog(), view);
+    ImmutableSet<Integer> pending = RefreshExecutor.pendingInputs(connection, view);
     ImmutableSet<Integer> changed =
         pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
     List<String> lines = new ArrayList<>();
@@ -121,8 +120,10 @@ public final class RefreshExplanation {
     lines.add("  find the pending change:");
     lines.add("    " + ChangeLogs.pendingChangesSql(view.id(), inputs));
     lines.add("  per changed table that other views read too: seal its captured rows");
-    lines.add("  per changed table: the temporary view of its change, e.g.");
-    lines.add("    " + ChangeLogs.pendingViewSql(inputs.get(0), 0));
+    lines.add(
+        "  (the merge reads each table's change through the view's pending view of it, created"
+            + " with the view, e.g.");
+    lines.add("    " + ChangeLogs.pendingViewSql(view.id(), inputs.get(0)) + ")");
     for (MergeStrategy strategy : delta.statements().keySet()) {
       lines.add("  merge when " + strategy + ":");
       for (String sql : delta.statementsFor(strategy)) {

@@ -2,10 +2,9 @@ package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
-import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,7 +81,7 @@ public final class RefreshExecutor {
       IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
     IvmDatabase database = connection.database();
-    Steps steps = new Steps(connection.duckDb(), timed);
+    Steps steps = new Steps(connection.refreshStatements(), database.catalog(), timed);
     // read before the refresh's snapshot: a change counted later is consumed by a later refresh
     List<Long> generations = database.captureGenerations(view.inputTableIds());
     boolean ownTransaction = !connection.inTransaction();
@@ -154,16 +153,13 @@ public final class RefreshExecutor {
         TrackedTable table = catalog.trackedTable(tableId);
         steps.execute(
             "seal the change of " + table.relation().displayName(),
-            ChangeLogs.sealSql(table, consumedUpTo.get(tableId)));
+            ChangeLogs.sealSql(table),
+            consumedUpTo.get(tableId));
       }
     }
     long rows = 0;
     ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
     for (PendingInput input : pending.values()) {
-      TrackedTable table = catalog.trackedTable(input.tableId());
-      steps.execute(
-          "the change of " + table.relation().displayName(),
-          ChangeLogs.pendingViewSql(table, input.watermark()));
       rows += input.rows();
       if (input.minWeight() > 0) {
         insertOnly.add(input.tableId());
@@ -184,7 +180,10 @@ public final class RefreshExecutor {
     for (String sql : choice.delta().statementsFor(choice.merge())) {
       steps.execute("merge (" + choice.merge() + ")", sql);
     }
-    steps.execute("advance the view's watermarks", ChangeLogs.advanceSql(view.id(), consumedUpTo));
+    steps.execute(
+        "advance the view's watermarks",
+        ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
+        consumedUpTo.values().toArray());
     for (PendingInput input : pending.values()) {
       TrackedTable table = catalog.trackedTable(input.tableId());
       steps.execute(
@@ -195,7 +194,8 @@ public final class RefreshExecutor {
     }
     steps.execute(
         "record the refresh in ivm_views",
-        SystemView.refreshRecordedSql(view.id(), (System.nanoTime() - started) / 1e6));
+        SystemView.refreshRecordedSql(view.id()),
+        (System.nanoTime() - started) / 1e6);
     return new Outcome(rows, choice, steps.timings());
   }
 
@@ -210,21 +210,26 @@ public final class RefreshExecutor {
    * The base tables of {@code view} with captured rows the view has not consumed (their changes may
    * still cancel out when consolidated).
    */
-  public static ImmutableSet<Integer> pendingInputs(
-      Connection duckDb, CatalogSnapshot catalog, ViewEntry view) throws SQLException {
+  public static ImmutableSet<Integer> pendingInputs(IvmConnection connection, ViewEntry view)
+      throws SQLException {
+    CatalogSnapshot catalog = connection.database().catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     return ImmutableSet.copyOf(
-        new Steps(duckDb, false).pending(ChangeLogs.pendingChangesSql(view.id(), inputs)).keySet());
+        new Steps(connection.refreshStatements(), catalog, false)
+            .pending(ChangeLogs.pendingChangesSql(view.id(), inputs))
+            .keySet());
   }
 
-  /** Runs a refresh's statements on one DuckDB connection, timing them when asked. */
+  /** Runs a refresh's statements, prepared once per connection, timing them when asked. */
   private static final class Steps {
-    private final Connection duckDb;
+    private final RefreshStatements statements;
+    private final Object catalogVersion;
     private final @Nullable List<Step> timings;
 
-    Steps(Connection duckDb, boolean timed) {
-      this.duckDb = duckDb;
+    Steps(RefreshStatements statements, CatalogSnapshot catalog, boolean timed) {
+      this.statements = statements;
+      this.catalogVersion = catalog;
       this.timings = timed ? new ArrayList<>() : null;
     }
 
@@ -250,23 +255,29 @@ public final class RefreshExecutor {
       return pending;
     }
 
-    void execute(String what, String sql) throws SQLException {
+    void execute(String what, String sql, Object... parameters) throws SQLException {
       long start = System.nanoTime();
-      try (Statement statement = duckDb.createStatement()) {
-        statement.execute(sql);
-      }
+      prepared(sql, parameters).execute();
       record(what, sql, start);
     }
 
-    void query(String what, String sql, RowReader reader) throws SQLException {
+    void query(String what, String sql, RowReader reader, Object... parameters)
+        throws SQLException {
       long start = System.nanoTime();
-      try (Statement statement = duckDb.createStatement();
-          ResultSet rs = statement.executeQuery(sql)) {
+      try (ResultSet rs = prepared(sql, parameters).executeQuery()) {
         while (rs.next()) {
           reader.read(rs);
         }
       }
       record(what, sql, start);
+    }
+
+    private PreparedStatement prepared(String sql, Object... parameters) throws SQLException {
+      PreparedStatement statement = statements.prepared(sql, catalogVersion);
+      for (int i = 0; i < parameters.length; i++) {
+        statement.setObject(i + 1, parameters[i]);
+      }
+      return statement;
     }
 
     void record(String what, String sql, long start) {

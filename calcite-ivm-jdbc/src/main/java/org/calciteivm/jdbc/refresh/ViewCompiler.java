@@ -247,6 +247,7 @@ public final class ViewCompiler {
   /** The compiler of the delta statements of {@code view}, whose base tables are among tracked. */
   DeltaCompiler deltaCompiler(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
+    schema.forView(view.id());
     return analysis.aggregate() == null
         ? new DeltaCompiler(
             view,
