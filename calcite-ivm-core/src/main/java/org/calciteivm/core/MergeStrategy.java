@@ -2,8 +2,8 @@ package org.calciteivm.core;
 
 /**
  * How a consolidated view delta is applied to the stored view. A view stores the strategy its shape
- * needs; a refresh may pick a cheaper one when the pending changes allow it ({@link
- * RefreshProgram#choose}).
+ * needs; a refresh may pick a cheaper one when the pending changes allow it, or recompute the view
+ * (the driver's {@code RefreshProgram.choose}).
  */
 public enum MergeStrategy {
   /**
@@ -31,5 +31,12 @@ public enum MergeStrategy {
    * Aggregate view with MIN or MAX and a change that deletes: MIN and MAX cannot be inverted, so
    * every group the change touches is recomputed from the base table; other groups stay.
    */
-  GROUP_RECOMPUTE
+  GROUP_RECOMPUTE,
+  /**
+   * Any view, when recomputing it is cheaper than applying its change (setting {@code
+   * ivm_refresh_mode}): the stored content, hidden state included, is computed again from the
+   * view's query as {@code CREATE MATERIALIZED VIEW} computed it; the change logs are consumed as
+   * by the other strategies.
+   */
+  FULL_RECOMPUTE
 }

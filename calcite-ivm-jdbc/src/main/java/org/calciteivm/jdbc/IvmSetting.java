@@ -37,7 +37,16 @@ public enum IvmSetting {
   JOIN_STRATEGY(
       "ivm_join_strategy",
       JoinStrategy.AUTO.sqlValue(),
-      Arrays.stream(JoinStrategy.values()).map(JoinStrategy::sqlValue).toList());
+      Arrays.stream(JoinStrategy.values()).map(JoinStrategy::sqlValue).toList()),
+
+  /**
+   * Whether a refresh applies the change ({@code incremental}), recomputes the view ({@code full}),
+   * or chooses per refresh from the costs of the view's past refreshes ({@code auto}).
+   */
+  REFRESH_MODE(
+      "ivm_refresh_mode",
+      RefreshMode.AUTO.sqlValue(),
+      Arrays.stream(RefreshMode.values()).map(RefreshMode::sqlValue).toList());
 
   private final String sqlName;
   private final String defaultValue;

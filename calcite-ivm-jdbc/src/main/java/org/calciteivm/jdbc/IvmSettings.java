@@ -62,6 +62,11 @@ public final class IvmSettings {
     return JoinStrategy.ofSqlValue(values.get(IvmSetting.JOIN_STRATEGY));
   }
 
+  /** The value of {@link IvmSetting#REFRESH_MODE}. */
+  public RefreshMode refreshMode() {
+    return RefreshMode.ofSqlValue(values.get(IvmSetting.REFRESH_MODE));
+  }
+
   /** The value of {@code setting} as text. */
   public String get(IvmSetting setting) {
     return values.get(setting);

@@ -160,6 +160,12 @@ class DriverContractTest {
       createTableAndView(connection);
       execute(connection, "INSERT INTO t VALUES (3, 'c')");
       List<String> lines = ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v");
+      assertThat(lines.get(4))
+          .startsWith(
+              "refresh mode: incremental (ivm_refresh_mode = auto); for 1 change rows with"
+                  + " deletes: BAG_COUNTED not measured yet, recompute ~")
+          .contains("; past refreshes: FULL_RECOMPUTE 0 rows in ");
+      lines.remove(4);
       assertThat(lines.subList(0, 6))
           .containsExactly(
               "materialized view: v",

@@ -62,8 +62,8 @@ abstract class RandomRound<V> {
 
   /**
    * Creates two views, then for each of {@code steps} steps: maybe a new view (one chance in {@code
-   * newViewOneIn}), maybe a dropped one, a batch of writes and refreshes of about 40% of the views;
-   * finally refreshes every view.
+   * newViewOneIn}), maybe a dropped one, a batch of writes, maybe another refresh mode, and
+   * refreshes of about 40% of the views; finally refreshes every view.
    */
   void runSteps(int steps, int newViewOneIn) throws SQLException {
     createView();
@@ -77,6 +77,12 @@ abstract class RandomRound<V> {
         dropView(views.keySet().iterator().next());
       }
       writeBatch();
+      if (random.nextInt(5) == 0) {
+        // full and incremental refreshes alternate: each must leave state the other continues
+        execute(
+            "SET ivm_refresh_mode = "
+                + List.of("auto", "incremental", "full").get(random.nextInt(3)));
+      }
       for (String name : List.copyOf(views.keySet())) {
         if (random.nextInt(10) < 4) {
           refresh(name);

@@ -119,7 +119,11 @@ final class ScenarioRunner implements AutoCloseable {
     this.file = file;
     this.directory = directory;
     this.databases = databases;
-    this.properties = properties;
+    // the scripts are about applying changes; on their tiny tables ivm_refresh_mode = auto could
+    // recompute instead (refresh_modes.test sets the mode itself)
+    this.properties = new Properties();
+    this.properties.setProperty("ivm_refresh_mode", "incremental");
+    this.properties.putAll(properties);
     this.database = databases.open(directory.resolve("scenario.duckdb"));
     use("default");
   }

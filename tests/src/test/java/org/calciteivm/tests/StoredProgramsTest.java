@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,10 @@ class StoredProgramsTest {
 
   /** Runs {@code sql} in a connection of its own, the only one open: as a new process would. */
   private List<String> inNewProcess(String... sql) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url());
+    // incremental: the refreshes here are to use (and compile) delta programs, whatever auto thinks
+    Properties incremental = new Properties();
+    incremental.setProperty("ivm_refresh_mode", "incremental");
+    try (Connection c = DriverManager.getConnection(url(), incremental);
         Statement s = c.createStatement()) {
       List<String> last = new ArrayList<>();
       for (String statement : sql) {

@@ -42,13 +42,20 @@ public final class IvmCatalog {
   private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
   /** The columns of {@code views} added after its first release, with their definitions. */
-  private static final String ADDED_VIEW_COLUMNS =
-      ", hidden_columns VARCHAR[], last_refresh_at TIMESTAMP,"
-          + " refresh_count BIGINT NOT NULL DEFAULT 0, last_refresh_ms DOUBLE,"
-          + " scanned_table_ids INTEGER[]";
+  private static final List<String> ADDED_VIEW_COLUMNS =
+      List.of(
+          "hidden_columns VARCHAR[]",
+          "last_refresh_at TIMESTAMP",
+          "refresh_count BIGINT NOT NULL DEFAULT 0",
+          "last_refresh_ms DOUBLE",
+          "scanned_table_ids INTEGER[]",
+          "full_refresh_sql VARCHAR[]",
+          "refresh_costs " + RefreshStatistics.COSTS_TYPE,
+          "last_refresh_mode VARCHAR",
+          "last_merge_ms DOUBLE");
 
   /** The columns of {@code view_inputs} added after its first release. */
-  private static final String ADDED_INPUT_COLUMNS = ", columns_read VARCHAR[]";
+  private static final List<String> ADDED_INPUT_COLUMNS = List.of("columns_read VARCHAR[]");
 
   private IvmCatalog() {}
 
@@ -117,15 +124,20 @@ public final class IvmCatalog {
 
   /** The ALTER TABLE statements that add the columns of {@code added} {@code table} lacks. */
   private static List<String> missingColumns(
-      Connection connection, String table, String name, String added) throws SQLException {
+      Connection connection, String table, String name, List<String> added) throws SQLException {
     List<String> present = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, name);
     List<String> missing = new ArrayList<>();
-    for (String column : added.substring(2).split(",")) {
-      if (!present.contains(column.trim().split(" ")[0])) {
-        missing.add("ALTER TABLE " + table + " ADD COLUMN " + column.trim());
+    for (String column : added) {
+      if (!present.contains(column.split(" ")[0])) {
+        missing.add("ALTER TABLE " + table + " ADD COLUMN " + column);
       }
     }
     return missing;
+  }
+
+  /** {@code definitions} as they follow a table's first columns in CREATE TABLE. */
+  private static String columnDefinitions(List<String> definitions) {
+    return definitions.stream().map(d -> ", " + d).collect(Collectors.joining());
   }
 
   /** Whether some view lacks the pending view of one of its base tables. */
@@ -168,7 +180,7 @@ public final class IvmCatalog {
               + VIEWS
               + " (view_id INTEGER NOT NULL, view_name VARCHAR NOT NULL, query VARCHAR NOT NULL,"
               + " strategy VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL"
-              + ADDED_VIEW_COLUMNS
+              + columnDefinitions(ADDED_VIEW_COLUMNS)
               + ")");
       s.execute(StoredPrograms.createSql());
       s.execute(
@@ -176,7 +188,7 @@ public final class IvmCatalog {
               + INPUTS
               + " (view_id INTEGER NOT NULL, table_id INTEGER NOT NULL,"
               + " watermark BIGINT NOT NULL"
-              + ADDED_INPUT_COLUMNS
+              + columnDefinitions(ADDED_INPUT_COLUMNS)
               + ")");
       s.execute(
           "CREATE TABLE IF NOT EXISTS "

@@ -156,15 +156,25 @@ public final class StoredPrograms {
    * table and the table read by each of its scans, in join order.
    *
    * @param scannedTableIds null for a view created by a version that did not store them
+   * @param fullRefresh the statements that recompute the view; null for a view created by a version
+   *     that did not store them
    */
   public record Shape(
-      ImmutableList<String> hiddenColumns, @Nullable ImmutableList<Integer> scannedTableIds) {}
+      ImmutableList<String> hiddenColumns,
+      @Nullable ImmutableList<Integer> scannedTableIds,
+      @Nullable ImmutableList<String> fullRefresh) {
+
+    /** Whether everything a refresh needs is recorded (else the view is planned). */
+    public boolean complete() {
+      return scannedTableIds != null && fullRefresh != null;
+    }
+  }
 
   /** The shape of view {@code viewId} as the catalog records it. */
   public static Shape shape(Connection connection, int viewId) throws SQLException {
     try (PreparedStatement s =
         connection.prepareStatement(
-            "SELECT hidden_columns, scanned_table_ids FROM "
+            "SELECT hidden_columns, scanned_table_ids, full_refresh_sql FROM "
                 + IvmCatalog.VIEWS
                 + " WHERE view_id = ?")) {
       s.setInt(1, viewId);
@@ -173,15 +183,21 @@ public final class StoredPrograms {
           throw new SQLException("calcite-ivm catalog has no view with id " + viewId);
         }
         Array scanned = rs.getArray(2);
+        Array full = rs.getArray(3);
         return new Shape(
             strings(rs.getArray(1)),
-            scanned == null ? null : ImmutableList.copyOf(integers(scanned)));
+            scanned == null ? null : ImmutableList.copyOf(integers(scanned)),
+            full == null ? null : strings(full));
       }
     }
   }
 
-  /** Records which table each scan of view {@code viewId} reads, in join order. */
-  public static void storeScans(Connection connection, int viewId, List<Integer> scannedTableIds)
+  /**
+   * Records what a refresh of view {@code viewId} needs besides its delta programs: which table
+   * each of its scans reads, in join order, and the statements that recompute it.
+   */
+  public static void storeShape(
+      Connection connection, int viewId, List<Integer> scannedTableIds, List<String> fullRefresh)
       throws SQLException {
     try (Statement s = connection.createStatement()) {
       s.execute(
@@ -191,6 +207,8 @@ public final class StoredPrograms {
               + scannedTableIds.stream()
                   .map(String::valueOf)
                   .collect(Collectors.joining(", ", "[", "]::INTEGER[]"))
+              + ", full_refresh_sql = "
+              + stringList(fullRefresh)
               + " WHERE view_id = "
               + viewId);
     }

@@ -78,24 +78,12 @@ public final class SystemView {
         "  FROM pending p JOIN " + catalog + "tables t USING (table_id))",
         "SELECT v.view_name AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
         "  v.strategy, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
-        "  v.last_refresh_ms,",
+        "  v.last_refresh_ms, v.last_refresh_mode, v.last_merge_ms,",
         "  map(list(i.base_table ORDER BY i.table_id), list(i.change_rows ORDER BY i.table_id))",
         "    AS pending_rows,",
         "  sum(i.change_rows)::BIGINT AS pending_rows_total",
         "FROM " + catalog + "views v JOIN inputs i USING (view_id)",
         "GROUP BY ALL",
         "ORDER BY name");
-  }
-
-  /**
-   * Records, in the refreshing transaction, that view {@code viewId} was refreshed now and took the
-   * milliseconds given as the parameter up to this statement, its last before the commit.
-   */
-  public static String refreshRecordedSql(int viewId) {
-    return "UPDATE "
-        + IvmNames.qualified(IvmNames.SCHEMA, "views")
-        + " SET last_refresh_at = timezone('UTC', current_timestamp), refresh_count = refresh_count + 1,"
-        + " last_refresh_ms = ? WHERE view_id = "
-        + viewId;
   }
 }

@@ -82,7 +82,7 @@ public final class BaseTableAlterations {
       database.evictProgram(view.getKey().id());
       database.cacheProgram(
           view.getKey().id(),
-          ViewPrograms.planned(database, view.getKey(), view.getValue(), tracked));
+          ViewPrograms.planned(database, duckDb, view.getKey(), view.getValue(), tracked));
     }
     return true;
   }

@@ -163,13 +163,15 @@ public final class MaterializedViews {
         ChangeLogs.createPendingViews(duckDb, input, List.of(id));
       }
     }
+    long populating = System.nanoTime();
     try (Statement s = duckDb.createStatement()) {
       for (String sql : compiler.creationSql(view)) {
         s.execute(sql);
       }
     }
+    double populationMillis = (System.nanoTime() - populating) / 1e6;
     RefreshProgram program =
-        ViewPrograms.create(database, duckDb, view, compiler, tracked, settings);
+        ViewPrograms.create(database, duckDb, view, compiler, tracked, settings, populationMillis);
     return program;
   }
 
@@ -239,7 +241,7 @@ public final class MaterializedViews {
             loaded - loading));
     steps.addAll(outcome.steps());
     return new RefreshExecutor.Outcome(
-        outcome.changeRows(), outcome.choice(), ImmutableList.copyOf(steps));
+        outcome.changeRows(), outcome.choice(), outcome.mergeMillis(), ImmutableList.copyOf(steps));
   }
 
   static RefreshProgram program(IvmConnection connection, ViewEntry view) throws SQLException {

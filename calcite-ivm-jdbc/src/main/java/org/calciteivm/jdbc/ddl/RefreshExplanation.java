@@ -1,5 +1,6 @@
 package org.calciteivm.jdbc.ddl;
 
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -62,7 +63,8 @@ public final class RefreshExplanation {
     ViewEntry view = MaterializedViews.view(connection, name);
     RefreshProgram program = MaterializedViews.program(connection, view);
     IvmSettings settings = connection.settings();
-    ImmutableSet<Integer> pending = RefreshExecutor.pendingInputs(connection, view);
+    ImmutableMap<Integer, Long> pendingRows = RefreshExecutor.pendingRows(connection, view);
+    ImmutableSet<Integer> pending = pendingRows.keySet();
     ImmutableSet<Integer> changed =
         pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
     List<String> lines = new ArrayList<>();
@@ -70,9 +72,9 @@ public final class RefreshExplanation {
     lines.add("query: " + view.query());
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     RefreshProgram.Choice whenInserts =
-        program.choose(new RefreshProgram.PendingChange(changed, changed), settings);
+        program.incremental(new RefreshProgram.PendingChange(changed, changed), settings);
     RefreshProgram.Choice otherwise =
-        program.choose(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
+        program.incremental(new RefreshProgram.PendingChange(changed, ImmutableSet.of()), settings);
     lines.add(
         "a refresh chooses among: "
             + whenInserts.delta().statements().keySet().stream()
@@ -82,6 +84,10 @@ public final class RefreshExplanation {
             + whenInserts.merge()
             + ", otherwise: "
             + otherwise.merge());
+    long rows = pendingRows.values().stream().mapToLong(Long::longValue).sum();
+    lines.add(
+        refreshMode(
+            program, settings, new RefreshProgram.PendingChange(changed, ImmutableSet.of()), rows));
     lines.add(
         "hidden columns: "
             + (program.hiddenColumns().isEmpty()
@@ -132,6 +138,29 @@ public final class RefreshExplanation {
     }
     lines.add("  advance the view's watermarks, delete the change rows every reader has consumed");
     return lines;
+  }
+
+  /** Which mode a refresh of {@code rows} change rows takes, and the estimates it is chosen by. */
+  private static String refreshMode(
+      RefreshProgram program,
+      IvmSettings settings,
+      RefreshProgram.PendingChange change,
+      long rows) {
+    MergeStrategy incremental = program.incrementalMerge(change, settings);
+    Double merge = program.costs().estimate(incremental, rows);
+    Double full = program.costs().estimate(MergeStrategy.FULL_RECOMPUTE, rows);
+    boolean recompute = program.fullRefreshCheaper(change, rows, settings);
+    return String.format(
+        Locale.ROOT,
+        "refresh mode: %s (ivm_refresh_mode = %s); for %d change rows with deletes: %s %s,"
+            + " recompute %s; past refreshes: %s",
+        recompute ? "full" : "incremental",
+        settings.refreshMode().sqlValue(),
+        rows,
+        incremental,
+        merge == null ? "not measured yet" : String.format(Locale.ROOT, "~%.1f ms", merge),
+        full == null ? "not measured yet" : String.format(Locale.ROOT, "~%.1f ms", full),
+        program.costs());
   }
 
   private static String describe(MergeStrategy strategy) {

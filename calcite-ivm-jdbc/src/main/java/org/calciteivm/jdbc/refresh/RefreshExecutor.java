@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
@@ -18,7 +20,7 @@ import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
-import org.calciteivm.jdbc.catalog.SystemView;
+import org.calciteivm.jdbc.catalog.RefreshStatistics;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -53,10 +55,14 @@ public final class RefreshExecutor {
    *
    * @param changeRows the captured change rows it consumed, over all base tables
    * @param choice how it applied them, or null if there was nothing to apply
+   * @param mergeMillis how long its merge (or recompute) statements took
    * @param steps the statements it ran with their times, if it was asked to time them
    */
   public record Outcome(
-      long changeRows, RefreshProgram.@Nullable Choice choice, ImmutableList<Step> steps) {}
+      long changeRows,
+      RefreshProgram.@Nullable Choice choice,
+      double mergeMillis,
+      ImmutableList<Step> steps) {}
 
   /**
    * One statement of a refresh.
@@ -86,7 +92,7 @@ public final class RefreshExecutor {
     List<Long> generations = database.captureGenerations(view.inputTableIds());
     boolean ownTransaction = !connection.inTransaction();
     if (ownTransaction && database.refreshedSince(view.id(), generations)) {
-      return new Outcome(0, null, steps.timings());
+      return new Outcome(0, null, 0, steps.timings());
     }
     CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
@@ -94,6 +100,10 @@ public final class RefreshExecutor {
     String pendingSql = ChangeLogs.pendingChangesSql(view.id(), inputs);
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pendingSql, steps));
+    if (outcome.choice() != null) {
+      // what auto chooses from next time (the catalog has it once the transaction commits)
+      program.costs().record(outcome.choice().merge(), outcome.changeRows(), outcome.mergeMillis());
+    }
     if (ownTransaction) {
       database.refreshed(view.id(), generations);
     }
@@ -134,7 +144,7 @@ public final class RefreshExecutor {
     // inside the transaction: what it sees is what it consumes
     Map<Integer, PendingInput> pending = steps.pending(pendingSql);
     if (pending.isEmpty()) {
-      return new Outcome(0, null, steps.timings());
+      return new Outcome(0, null, 0, steps.timings());
     }
     Map<Integer, Long> consumedUpTo = new TreeMap<>();
     List<Integer> shared = new ArrayList<>();
@@ -168,8 +178,10 @@ public final class RefreshExecutor {
     RefreshProgram.PendingChange change =
         new RefreshProgram.PendingChange(ImmutableSet.copyOf(pending.keySet()), insertOnly.build());
     long choosing = System.nanoTime();
-    boolean compiles = !program.deltas().isCompiled(change, program.joinStrategy(change, settings));
-    RefreshProgram.Choice choice = program.choose(change, settings);
+    boolean compiles =
+        !program.fullRefreshCheaper(change, rows, settings)
+            && !program.deltas().isCompiled(change, program.joinStrategy(change, settings));
+    RefreshProgram.Choice choice = program.choose(change, rows, settings);
     if (compiles) {
       steps.record(
           "compile the delta program for this change (first refresh of its kind; stored for the"
@@ -177,9 +189,15 @@ public final class RefreshExecutor {
           "",
           choosing);
     }
-    for (String sql : choice.delta().statementsFor(choice.merge())) {
-      steps.execute("merge (" + choice.merge() + ")", sql);
+    long merging = System.nanoTime();
+    String what =
+        choice.merge() == MergeStrategy.FULL_RECOMPUTE
+            ? "recompute the view (" + choice.merge() + ")"
+            : "merge (" + choice.merge() + ")";
+    for (String sql : choice.statements()) {
+      steps.execute(what, sql);
     }
+    double mergeMillis = (System.nanoTime() - merging) / 1e6;
     steps.execute(
         "advance the view's watermarks",
         ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
@@ -194,9 +212,14 @@ public final class RefreshExecutor {
     }
     steps.execute(
         "record the refresh in ivm_views",
-        SystemView.refreshRecordedSql(view.id()),
-        (System.nanoTime() - started) / 1e6);
-    return new Outcome(rows, choice, steps.timings());
+        RefreshStatistics.recordedSql(view.id()),
+        (System.nanoTime() - started) / 1e6,
+        choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental",
+        mergeMillis,
+        choice.merge().name(),
+        rows,
+        mergeMillis);
+    return new Outcome(rows, choice, mergeMillis, steps.timings());
   }
 
   /**
@@ -207,18 +230,19 @@ public final class RefreshExecutor {
       int tableId, long watermark, long epoch, long readers, long rows, long minWeight) {}
 
   /**
-   * The base tables of {@code view} with captured rows the view has not consumed (their changes may
-   * still cancel out when consolidated).
+   * The base tables of {@code view} with captured rows the view has not consumed, and how many
+   * (their changes may still cancel out when consolidated).
    */
-  public static ImmutableSet<Integer> pendingInputs(IvmConnection connection, ViewEntry view)
+  public static ImmutableMap<Integer, Long> pendingRows(IvmConnection connection, ViewEntry view)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    return ImmutableSet.copyOf(
-        new Steps(connection.refreshStatements(), catalog, false)
-            .pending(ChangeLogs.pendingChangesSql(view.id(), inputs))
-            .keySet());
+    ImmutableMap.Builder<Integer, Long> rows = ImmutableMap.builder();
+    new Steps(connection.refreshStatements(), catalog, false)
+        .pending(ChangeLogs.pendingChangesSql(view.id(), inputs))
+        .forEach((table, input) -> rows.put(table, input.rows()));
+    return rows.buildOrThrow();
   }
 
   /** Runs a refresh's statements, prepared once per connection, timing them when asked. */

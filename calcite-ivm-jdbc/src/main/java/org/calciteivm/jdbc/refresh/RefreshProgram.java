@@ -9,6 +9,7 @@ import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.jdbc.IvmSettings;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * What a refresh of one view runs, compiled once per view and reused until the view is dropped.
@@ -24,13 +25,17 @@ import org.calciteivm.jdbc.IvmSettings;
  * @param scannedTableIds the table id of each scan of the view, in join order (a self-join reads
  *     one table twice)
  * @param deltas the delta programs, per set of changed tables and join strategy
+ * @param fullRefresh the statements that recompute the view's stored content from its query
+ * @param costs what the view's past refreshes cost, from which {@code auto} chooses
  */
 public record RefreshProgram(
     String viewName,
     MergeStrategy strategy,
     ImmutableList<String> hiddenColumns,
     ImmutableList<Integer> scannedTableIds,
-    StoredDeltas deltas) {
+    StoredDeltas deltas,
+    ImmutableList<String> fullRefresh,
+    RefreshCosts costs) {
 
   /**
    * What is known about the pending change when a refresh starts.
@@ -76,11 +81,51 @@ public record RefreshProgram(
     }
   }
 
-  /** How one refresh applies its change: the delta program and the merge strategy. */
-  public record Choice(Delta delta, MergeStrategy merge) {}
+  /**
+   * How one refresh applies its change.
+   *
+   * @param delta the delta program, or null for a recompute
+   * @param merge the merge strategy, {@link MergeStrategy#FULL_RECOMPUTE} for a recompute
+   * @param statements the statements that apply it
+   */
+  public record Choice(@Nullable Delta delta, MergeStrategy merge, List<String> statements) {}
 
   /**
-   * Chooses how to apply one refresh's change. This is the only place the choice is made.
+   * Chooses how to bring the view up to date for {@code pending}, of {@code changeRows} change rows
+   * in all: incremental or full, as {@code ivm_refresh_mode} says; for {@code auto} full when
+   * {@link RefreshCosts#estimate} says it saves at least a fifth and 2 ms, incremental otherwise
+   * and while either cost is unknown. This is, with {@link #incremental}, the only place the choice
+   * is made.
+   */
+  public Choice choose(PendingChange pending, long changeRows, IvmSettings settings)
+      throws SQLException {
+    if (fullRefreshCheaper(pending, changeRows, settings)) {
+      return new Choice(null, MergeStrategy.FULL_RECOMPUTE, fullRefresh);
+    }
+    return incremental(pending, settings);
+  }
+
+  /** Whether {@link #choose} recomputes the view for {@code pending}. */
+  public boolean fullRefreshCheaper(PendingChange pending, long changeRows, IvmSettings settings) {
+    switch (settings.refreshMode()) {
+      case FULL:
+        return true;
+      case INCREMENTAL:
+        return false;
+      default:
+        Double incremental = costs.estimate(incrementalMerge(pending, settings), changeRows);
+        Double full = costs.estimate(MergeStrategy.FULL_RECOMPUTE, changeRows);
+        // a recompute must save a fifth and two milliseconds: estimates are rough, and a few
+        // milliseconds either way are not worth a recompute that reads every input row
+        return incremental != null
+            && full != null
+            && full < 0.8 * incremental
+            && incremental - full > 2.0;
+    }
+  }
+
+  /**
+   * Applies {@code pending} incrementally: its delta program and merge strategy.
    *
    * <p>The join expansion is the setting's, or for {@code auto}: inclusion-exclusion when at most
    * one scan of the view has changed (both expansions are then the same single term), telescoping
@@ -92,8 +137,14 @@ public record RefreshProgram(
    * only add rows to it, and an aggregate state only grows; MIN and MAX then move only towards the
    * new values.
    */
-  public Choice choose(PendingChange pending, IvmSettings settings) throws SQLException {
+  public Choice incremental(PendingChange pending, IvmSettings settings) throws SQLException {
     Delta delta = deltas.compile(pending, joinStrategy(pending, settings));
+    MergeStrategy merge = incrementalMerge(pending, settings);
+    return new Choice(delta, merge, delta.statementsFor(merge));
+  }
+
+  /** The merge strategy that applies {@code pending} incrementally. */
+  public MergeStrategy incrementalMerge(PendingChange pending, IvmSettings settings) {
     boolean insertOnly = pending.insertOnly();
     MergeStrategy merge;
     switch (strategy) {
@@ -115,7 +166,7 @@ public record RefreshProgram(
       default:
         throw new IllegalStateException("a view's own strategy cannot be " + strategy);
     }
-    return new Choice(delta, merge);
+    return merge;
   }
 
   /** The join expansion for {@code pending}: the setting, with {@code auto} resolved. */

@@ -139,6 +139,19 @@ public final class ViewCompiler {
   }
 
   /**
+   * The statements that recompute the stored content of {@code view} from the view's query, as
+   * {@link #creationSql} computed it first (the hidden state of an aggregate view included).
+   */
+  public ImmutableList<String> fullRefreshSql(ViewEntry view) {
+    return ImmutableList.of(
+        "DELETE FROM " + view.dataTable(),
+        "INSERT INTO "
+            + view.dataTable()
+            + " "
+            + (analysis.aggregate() == null ? query : maintained.storedContentSql()));
+  }
+
+  /**
    * The query users read an aggregate view through: the aggregates computed from the state (a SUM
    * over no non-null value is NULL, an AVG divides the sum by the non-null count; see {@link
    * AggregateState#values}), then the plan above the aggregate, written by the unparser; then each

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.IvmSettings;
+import org.calciteivm.jdbc.catalog.RefreshStatistics;
 import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.StoredPrograms.Variant;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -28,7 +29,8 @@ public final class ViewPrograms {
    * the transaction of {@code duckDb}: its shape is recorded in the catalog, and the programs of
    * the commonest refreshes (each base table changed alone, with and without deletes) are compiled
    * and stored, so that a first refresh does not pay for planning, and a delta that cannot be
-   * compiled fails the CREATE instead of a later refresh.
+   * compiled fails the CREATE instead of a later refresh. Filling the view took {@code
+   * populationMillis}: the cost of a recompute until one is measured.
    */
   public static RefreshProgram create(
       IvmDatabase database,
@@ -36,14 +38,24 @@ public final class ViewPrograms {
       ViewEntry view,
       ViewCompiler compiler,
       Collection<TrackedTable> tracked,
-      IvmSettings settings)
+      IvmSettings settings,
+      double populationMillis)
       throws SQLException {
     ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
-    StoredPrograms.storeScans(duckDb, view.id(), scanned);
+    ImmutableList<String> fullRefresh = compiler.fullRefreshSql(view);
+    StoredPrograms.storeShape(duckDb, view.id(), scanned, fullRefresh);
+    RefreshStatistics.recordCreation(duckDb, view.id(), populationMillis);
     StoredDeltas deltas =
         new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked));
     RefreshProgram program =
-        new RefreshProgram(view.name(), view.strategy(), compiler.hiddenColumns(), scanned, deltas);
+        new RefreshProgram(
+            view.name(),
+            view.strategy(),
+            compiler.hiddenColumns(),
+            scanned,
+            deltas,
+            fullRefresh,
+            new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
     List<Variant> common = new ArrayList<>();
     for (int tableId : view.inputTableIds()) {
       ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
@@ -65,19 +77,21 @@ public final class ViewPrograms {
       throws SQLException {
     StoredPrograms.Shape shape = StoredPrograms.shape(duckDb, view.id());
     Map<Variant, RefreshProgram.Delta> stored = StoredPrograms.load(duckDb, view.id());
-    if (shape.scannedTableIds() != null) {
+    if (shape.complete()) {
       return new RefreshProgram(
           view.name(),
           view.strategy(),
           shape.hiddenColumns(),
           shape.scannedTableIds(),
-          new StoredDeltas(database, view, stored, null));
+          new StoredDeltas(database, view, stored, null),
+          shape.fullRefresh(),
+          new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
     }
     List<TrackedTable> tracked = database.catalog().trackedTables();
     ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
-    RefreshProgram program = planned(database, view, compiler, tracked);
+    RefreshProgram program = planned(database, duckDb, view, compiler, tracked);
     try (Connection own = database.newConnection()) {
-      StoredPrograms.storeScans(own, view.id(), program.scannedTableIds());
+      StoredPrograms.storeShape(own, view.id(), program.scannedTableIds(), program.fullRefresh());
     } catch (SQLException e) {
       // only a cache: the next process plans the view again
     }
@@ -90,13 +104,19 @@ public final class ViewPrograms {
    * when a refresh needs them, and are stored then.
    */
   public static RefreshProgram planned(
-      IvmDatabase database, ViewEntry view, ViewCompiler compiler, Collection<TrackedTable> tracked)
+      IvmDatabase database,
+      Connection duckDb,
+      ViewEntry view,
+      ViewCompiler compiler,
+      Collection<TrackedTable> tracked)
       throws SQLException {
     return new RefreshProgram(
         view.name(),
         view.strategy(),
         compiler.hiddenColumns(),
         compiler.scannedTableIds(tracked),
-        new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked)));
+        new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked)),
+        compiler.fullRefreshSql(view),
+        new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
   }
 }

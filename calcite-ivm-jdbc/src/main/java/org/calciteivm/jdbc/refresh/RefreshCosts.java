@@ -1,0 +1,72 @@
+package org.calciteivm.jdbc.refresh;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.jdbc.catalog.RefreshStatistics.Cost;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * What a view's past refreshes cost, per merge strategy ({@link MergeStrategy#FULL_RECOMPUTE} for a
+ * recompute): the change rows of the last refresh of each kind and how long its merge took. Kept in
+ * the catalog ({@code _ivm.views.refresh_costs}, written by each refresh's own transaction), so it
+ * survives a restart; {@code CREATE MATERIALIZED VIEW} records its population as the first
+ * recompute.
+ *
+ * <p>{@link #estimate} scales a merge's time with the change rows: the work of a merge is the
+ * change's rows (and, for a join, the rows they meet), while a recompute reads the whole input
+ * whatever the change. Both err the safe way for {@code auto}: a change much larger than the last
+ * looks expensive to merge, and the recompute's cost is re-measured each time it is chosen.
+ */
+public final class RefreshCosts {
+  private final Map<MergeStrategy, Cost> costs = new HashMap<>();
+
+  /** Costs read from the catalog. */
+  public RefreshCosts(Map<MergeStrategy, Cost> costs) {
+    this.costs.putAll(costs);
+  }
+
+  /** Records a refresh that committed. */
+  public synchronized void record(MergeStrategy merge, long changeRows, double millis) {
+    costs.put(merge, new Cost(changeRows, millis));
+  }
+
+  /** The last refresh that merged with {@code merge}, or null. */
+  public synchronized @Nullable Cost last(MergeStrategy merge) {
+    return costs.get(merge);
+  }
+
+  /**
+   * The estimated time of a merge with {@code merge} of {@code changeRows} rows, or null if no
+   * refresh merged so: proportional to the rows, from the last such refresh; a recompute costs what
+   * the last one did.
+   */
+  public synchronized @Nullable Double estimate(MergeStrategy merge, long changeRows) {
+    Cost cost = costs.get(merge);
+    if (cost == null) {
+      return null;
+    }
+    if (merge == MergeStrategy.FULL_RECOMPUTE) {
+      return cost.millis();
+    }
+    return cost.millis() * changeRows / Math.max(1, cost.changeRows());
+  }
+
+  /** The costs, for EXPLAIN. */
+  @Override
+  public synchronized String toString() {
+    StringBuilder text = new StringBuilder();
+    costs.forEach(
+        (merge, cost) ->
+            text.append(text.length() == 0 ? "" : ", ")
+                .append(
+                    String.format(
+                        Locale.ROOT,
+                        "%s %d rows in %.3f ms",
+                        merge,
+                        cost.changeRows(),
+                        cost.millis())));
+    return text.length() == 0 ? "none yet" : text.toString();
+  }
+}
