@@ -53,6 +53,28 @@ public final class RefreshCosts {
     return cost.millis() * changeRows / Math.max(1, cost.changeRows());
   }
 
+  /**
+   * Whether {@code auto} recomputes rather than merging {@code changeRows} rows with {@code
+   * incremental}: when the estimated recompute saves at least a fifth and 2 ms, since estimates are
+   * rough and a few milliseconds either way are not worth a recompute that reads every input row;
+   * never while either cost is unknown.
+   *
+   * <p>One exception explores: while the only recompute measured is the view's population by CREATE
+   * (a cold start that also made the read view, so a rough price), a merge estimated at half of it
+   * or more recomputes once, so that the next choice compares two measured refreshes.
+   */
+  public synchronized boolean recomputeCheaper(MergeStrategy incremental, long changeRows) {
+    Double merge = estimate(incremental, changeRows);
+    Double recompute = estimate(MergeStrategy.FULL_RECOMPUTE, changeRows);
+    if (merge == null || recompute == null || merge <= 2.0) {
+      return false;
+    }
+    if (costs.get(MergeStrategy.FULL_RECOMPUTE).changeRows() == 0) {
+      return merge >= 0.5 * recompute;
+    }
+    return recompute < 0.8 * merge && merge - recompute > 2.0;
+  }
+
   /** The costs, for EXPLAIN. */
   @Override
   public synchronized String toString() {

@@ -113,14 +113,7 @@ public record RefreshProgram(
       case INCREMENTAL:
         return false;
       default:
-        Double incremental = costs.estimate(incrementalMerge(pending, settings), changeRows);
-        Double full = costs.estimate(MergeStrategy.FULL_RECOMPUTE, changeRows);
-        // a recompute must save a fifth and two milliseconds: estimates are rough, and a few
-        // milliseconds either way are not worth a recompute that reads every input row
-        return incremental != null
-            && full != null
-            && full < 0.8 * incremental
-            && incremental - full > 2.0;
+        return costs.recomputeCheaper(incrementalMerge(pending, settings), changeRows);
     }
   }
 

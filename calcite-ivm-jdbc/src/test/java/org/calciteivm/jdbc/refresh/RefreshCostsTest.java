@@ -1,0 +1,59 @@
+package org.calciteivm.jdbc.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.jdbc.catalog.RefreshStatistics.Cost;
+import org.junit.jupiter.api.Test;
+
+/** How {@code ivm_refresh_mode = auto} chooses between a merge and a recompute. */
+class RefreshCostsTest {
+  private static final MergeStrategy MERGE = MergeStrategy.GROUP_RECOMPUTE;
+  private static final MergeStrategy FULL = MergeStrategy.FULL_RECOMPUTE;
+
+  @Test
+  void mergesWhileEitherCostIsUnknown() {
+    assertThat(new RefreshCosts(Map.of()).recomputeCheaper(MERGE, 1000)).isFalse();
+    assertThat(new RefreshCosts(Map.of(FULL, new Cost(0, 1.0))).recomputeCheaper(MERGE, 1000))
+        .isFalse();
+    assertThat(new RefreshCosts(Map.of(MERGE, new Cost(10, 500.0))).recomputeCheaper(MERGE, 10))
+        .isFalse();
+  }
+
+  @Test
+  void scalesTheMergeWithTheChangeButNotTheRecompute() {
+    RefreshCosts costs =
+        new RefreshCosts(Map.of(MERGE, new Cost(1000, 100.0), FULL, new Cost(5, 50.0)));
+    assertThat(costs.estimate(MERGE, 3000)).isEqualTo(300.0);
+    assertThat(costs.estimate(FULL, 3000)).isEqualTo(50.0);
+    // 100 ms for 1000 rows; a recompute of 50 ms pays from 625 rows on (a fifth saved)
+    assertThat(costs.recomputeCheaper(MERGE, 1000)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 700)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 600)).isFalse();
+    assertThat(costs.recomputeCheaper(MERGE, 10)).isFalse();
+  }
+
+  @Test
+  void aFewMillisecondsAreNotWorthARecompute() {
+    RefreshCosts costs =
+        new RefreshCosts(Map.of(MERGE, new Cost(100, 2.4), FULL, new Cost(5, 0.5)));
+    // 2.4 ms against 0.5 ms saves four fifths, but only 1.9 ms
+    assertThat(costs.recomputeCheaper(MERGE, 100)).isFalse();
+    assertThat(costs.recomputeCheaper(MERGE, 200)).isTrue();
+  }
+
+  @Test
+  void recomputesOnceToMeasureWhenOnlyCreationsPopulationIsKnown() {
+    RefreshCosts costs =
+        new RefreshCosts(Map.of(MERGE, new Cost(6000, 200.0), FULL, new Cost(0, 390.0)));
+    // within half of CREATE's population: explore
+    assertThat(costs.recomputeCheaper(MERGE, 6000)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 4000)).isFalse();
+    // once a recompute is measured, the ordinary rule decides
+    costs.record(FULL, 6000, 110.0);
+    assertThat(costs.recomputeCheaper(MERGE, 6000)).isTrue();
+    costs.record(FULL, 6000, 190.0);
+    assertThat(costs.recomputeCheaper(MERGE, 6000)).isFalse();
+  }
+}
