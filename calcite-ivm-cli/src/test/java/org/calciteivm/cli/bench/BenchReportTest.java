@@ -55,7 +55,8 @@ class BenchReportTest {
   /**
    * 2 views, 2 kinds, 3 sizes, 3 repetitions. The refresh of view {@code v} (0, 1), kind {@code k}
    * (0, 1) and size {@code s} takes {@code 10 * (v + 1) * (k + 1) * s / 0.1%} ms times the
-   * repetition's factor; one repetition of {@code join}, {@code delete}, 1% is incorrect.
+   * repetition's factor, of which {@code 0.25 * rep} ms are overhead; all are under {@code auto},
+   * refreshed incrementally; one repetition of {@code join}, {@code delete}, 1% is incorrect.
    */
   private static List<Measurement> measurements() {
     List<Measurement> measurements = new ArrayList<>();
@@ -66,17 +67,21 @@ class BenchReportTest {
         for (Size size : SIZES) {
           for (Rep rep : REPS) {
             double base = 10.0 * (v + 1) * (k + 1) * size.refreshFactor();
+            double refresh = base * rep.refreshFactor();
             boolean correct = !(v == 1 && k == 1 && size.fraction() == 0.01 && rep.rep() == 2);
             measurements.add(
                 new Measurement(
                     views.get(v),
                     kinds.get(k),
                     size.fraction(),
+                    "auto",
                     rep.rep(),
                     Math.round(1_000_000 * size.fraction()),
                     2.0 * rep.rep(),
                     1.6 * rep.rep(),
-                    base * rep.refreshFactor(),
+                    refresh,
+                    refresh - 0.25 * rep.rep(),
+                    "incremental",
                     rep.recomputeMillis(),
                     0.5,
                     200_000_000L + rep.rep(),
@@ -96,22 +101,28 @@ class BenchReportTest {
     assertThat(lines).hasSize(1 + 2 * 2 * 3 * 3);
     assertThat(lines.get(0))
         .isEqualTo(
-            "view,kind,delta_fraction,rep,changed_rows,captured_dml_ms,plain_dml_ms,refresh_ms,"
-                + "recompute_ms,noop_refresh_ms,peak_memory_bytes,correct,speedup,"
-                + "rows_per_second,capture_overhead");
-    // q1, insert, 0.01%, rep 1: refresh 1 ms, recompute 1000 ms, 100 rows, DML 2 ms vs 1.6 ms
+            "view,kind,delta_fraction,requested_mode,rep,changed_rows,captured_dml_ms,plain_dml_ms,"
+                + "refresh_ms,merge_ms,overhead_ms,mode,recompute_ms,noop_refresh_ms,"
+                + "peak_memory_bytes,correct,speedup,rows_per_second,capture_overhead");
+    // q1, insert, 0.01%, rep 1: refresh 1 ms (merge 0.75), recompute 1000 ms, 100 rows, DML 2 ms
+    // vs 1.6 ms
     assertThat(lines.get(1))
-        .isEqualTo("q1,insert,0.0001,1,100,2,1.6,1,1000,0.5,200000001,true,1000,100000,1.25");
+        .isEqualTo(
+            "q1,insert,0.0001,auto,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,200000001,true,"
+                + "1000,100000,1.25");
   }
 
   @Test
   void quotesCsvFieldsAsRfc4180Says() {
-    Measurement odd = new Measurement("a,\"b\"", "in\nsert", 0.001, 1, 1, 1, 0, 0, 1, 1, 1, true);
+    Measurement odd =
+        new Measurement(
+            "a,\"b\"", "in\nsert", 0.001, "full", 1, 1, 1, 0, 0, 0, "full", 1, 1, 1, true);
 
     String csv = new BenchReport(List.of(odd), CONTEXT).csv();
 
     // refresh and plain DML take 0 ms: speedup, rows/s and overhead are not finite, so empty
-    assertThat(csv).endsWith("\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,1,1,1,0,0,1,1,1,true,,,\n");
+    assertThat(csv)
+        .endsWith("\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,full,1,1,1,0,0,0,0,full,1,1,1,true,,,\n");
   }
 
   @Test
@@ -208,11 +219,30 @@ class BenchReportTest {
   void copesWithOneSizeMissingKindsAndTimesALogScaleCannotShow() throws IOException {
     List<Measurement> measurements =
         List.of(
-            new Measurement("a", "insert", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true),
-            new Measurement("b", "update", 0.001, 1, 10, 1, 0, 0, Double.NaN, 1, 1, true),
-            new Measurement("c", "insert", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, false),
-            new Measurement("d", "delete", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true),
-            new Measurement("e", "delete", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true));
+            new Measurement(
+                "a", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "full", 50, 1, 1, true),
+            new Measurement(
+                "b",
+                "update",
+                0.001,
+                "auto",
+                1,
+                10,
+                1,
+                0,
+                0,
+                Double.NaN,
+                "none",
+                Double.NaN,
+                1,
+                1,
+                true),
+            new Measurement(
+                "c", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, false),
+            new Measurement(
+                "d", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true),
+            new Measurement(
+                "e", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true));
 
     BenchReport report = new BenchReport(measurements, CONTEXT);
     report.write(dir);
