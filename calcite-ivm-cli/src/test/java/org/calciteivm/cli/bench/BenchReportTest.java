@@ -404,6 +404,15 @@ class BenchReportTest {
   }
 
   @Test
+  void drawsAPanelPerViewAndModeWhenTheRunHasSeveral() throws IOException {
+    BenchReport.write(severalModes(), CONTEXT, dir);
+
+    // q1 under 3 modes and q6 under 1: 4 panels, 2 columns, 2 rows
+    assertImage(dir.resolve(BenchReport.REFRESH_TIME_CHART_FILE), 1600, 90 + 2 * 450);
+    assertImage(dir.resolve(BenchReport.SPEEDUP_CHART_FILE), 1600, 90 + 2 * 450);
+  }
+
+  @Test
   void writesAnEmptyReport() throws IOException {
     new BenchReport(List.of(), CONTEXT).write(dir);
 
