@@ -404,6 +404,25 @@ class BenchReportTest {
   }
 
   @Test
+  void leavesChangesWithNothingPendingOutOfTheComparison() {
+    List<Measurement> measurements =
+        List.of(
+            cycle("q1", "auto", "insert", 1, 11, 8, "incremental", true),
+            cycle("q1", "auto", "update_key", 1, 2, 0, "none", true),
+            cycle("q1", "incremental", "insert", 1, 10, 8, "incremental", true),
+            cycle("q1", "incremental", "update_key", 1, 0.5, 0, "none", true));
+
+    String markdown = new BenchReport(measurements, CONTEXT).markdown();
+
+    // update_key: 4x slower, but nothing was pending, so nothing was chosen
+    assertThat(markdown)
+        .contains("| q1 | update_key | 0.1% | auto | 1,000 | 2.0 | 2.0 | none |")
+        .contains("| q1 | insert | 0.1% | 11.0 | 10.0 | – | 1.10 |\n")
+        .doesNotContain("| q1 | update_key | 0.1% | 2.0 |")
+        .contains("**auto within 1.10x of the best explicit mode**");
+  }
+
+  @Test
   void drawsAPanelPerViewAndModeWhenTheRunHasSeveral() throws IOException {
     BenchReport.write(severalModes(), CONTEXT, dir);
 
