@@ -67,8 +67,7 @@ public record Measurement(
 
   /**
    * The refresh's time outside its merge or recompute statements (the statements around the merge,
-   * the commit, the round trip, and the end of the benchmark's memory sampling, which the refresh
-   * time includes): refresh time − merge time; NaN if the merge time is unknown.
+   * the commit, the round trip): refresh time − merge time; NaN if the merge time is unknown.
    */
   public double overheadMillis() {
     return refreshMillis - mergeMillis;

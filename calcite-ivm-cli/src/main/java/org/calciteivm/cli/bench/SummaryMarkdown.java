@@ -122,8 +122,8 @@ final class SummaryMarkdown {
         Medians over the repetitions of each view, kind of change, delta size (the change as a \
         share of the orders) and *requested mode* (the `ivm_refresh_mode` the refreshes ran \
         under). *overhead*: refresh time − merge time (`ivm_views.last_merge_ms`, the merge or \
-        recompute statements), so the statements around the merge, the commit, the round trip \
-        and the end of the memory sampling (up to about 5 ms); a refresh that found nothing \
+        recompute statements), so the statements around the merge, the commit and the round \
+        trip; a refresh that found nothing \
         pending is all overhead; *mode*: what the refreshes did \
         (`ivm_views.last_refresh_mode`): `incremental`, `full`, or `none` if nothing was \
         pending, with how many repetitions did each if they differ (`incremental 2 / full 1`); \
