@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -16,6 +17,7 @@ import org.calciteivm.cli.bench.Benchmark;
 import org.calciteivm.cli.bench.ChangeKind;
 import org.calciteivm.cli.bench.Measurement;
 import org.calciteivm.cli.bench.TpchViews;
+import org.calciteivm.jdbc.RefreshMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,10 +37,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Benchmarks incremental refresh against full recompute on TPC-H views.",
       "",
-      "Generates TPC-H data once per scale factor (cached in --data), then for each view, kind"
-          + " and size of change: applies the change (captured), refreshes the view, recomputes"
-          + " it from scratch, checks both agree, and undoes the change. Writes measurements.csv,"
-          + " summary.md and plots to --out. Exits with 1 if a check fails."
+      "Generates TPC-H data once per scale factor (cached in --data), then for each view,"
+          + " refresh mode, kind and size of change: applies the change (captured), refreshes the"
+          + " view under that ivm_refresh_mode, recomputes it from scratch, checks both agree, and"
+          + " undoes the change. Writes measurements.csv, summary.md and plots to --out. Exits"
+          + " with 1 if a check fails."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -73,6 +76,16 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "views to run (default: all of q1,q3,q5,q6,q9,q10,q12,joined,minmax,distinct_keys)")
   List<String> views;
+
+  @Option(
+      names = "--modes",
+      paramLabel = "MODES",
+      split = ",",
+      defaultValue = "auto",
+      description =
+          "ivm_refresh_mode values to run every cycle under, one after the other:"
+              + " auto, incremental, full (default: ${DEFAULT-VALUE})")
+  List<String> modes;
 
   @Option(
       names = "--reps",
@@ -123,7 +136,13 @@ final class BenchCommand implements Callable<Integer> {
 
                 @Override
                 public void measured(Measurement m) {
-                  bar.setExtraMessage(m.view() + " " + m.kind() + " " + m.deltaFraction());
+                  bar.setExtraMessage(
+                      String.join(
+                          " ",
+                          m.view(),
+                          m.requestedMode(),
+                          m.kind(),
+                          Double.toString(m.deltaFraction())));
                   bar.step();
                 }
               }));
@@ -174,11 +193,43 @@ final class BenchCommand implements Callable<Integer> {
             "unknown view \"" + view + "\"; known: " + String.join(", ", TpchViews.names()));
       }
     }
+    List<RefreshMode> refreshModes = new ArrayList<>();
+    for (String mode : modes) {
+      RefreshMode refreshMode = refreshMode(mode);
+      if (refreshModes.contains(refreshMode)) {
+        throw new ParameterException(
+            spec.commandLine(), "--modes names \"" + refreshMode.sqlValue() + "\" twice");
+      }
+      refreshModes.add(refreshMode);
+    }
     Path dataDir =
         data != null ? data : Path.of(System.getProperty("user.home"), ".cache", "calcite-ivm");
     Path report = out != null ? out : defaultOut();
     return new Benchmark.Options(
-        scaleFactor, deltas, changeKinds, viewNames, reps, report.resolve("work"), dataDir);
+        scaleFactor,
+        deltas,
+        changeKinds,
+        viewNames,
+        refreshModes,
+        reps,
+        report.resolve("work"),
+        dataDir);
+  }
+
+  /** The refresh mode a value of {@code --modes} names, as written in SQL (lower case). */
+  private RefreshMode refreshMode(String mode) {
+    for (RefreshMode m : RefreshMode.values()) {
+      if (m.sqlValue().equals(mode)) {
+        return m;
+      }
+    }
+    throw new ParameterException(
+        spec.commandLine(),
+        "unknown mode \""
+            + mode
+            + "\"; known: "
+            + String.join(
+                ", ", Arrays.stream(RefreshMode.values()).map(RefreshMode::sqlValue).toList()));
   }
 
   private Path defaultOut() {

@@ -46,7 +46,9 @@ import org.jfree.data.xy.XYSeriesCollection;
 /**
  * The report's charts ({@value BenchReport#REFRESH_TIME_CHART_FILE}, {@value
  * BenchReport#SPEEDUP_CHART_FILE}), drawn with jfreechart: a value against the delta size, one
- * panel per view, both axes logarithmic, one series per kind of change.
+ * panel per view, both axes logarithmic, one series per kind of change. If the run has several
+ * requested refresh modes, one panel per view and mode (titled {@code q1, full}), in the order of
+ * the run, so that a mode's times are never mixed with another's.
  *
  * <p>The points are the medians of {@link MeasurementGroups}; values that a log scale cannot show
  * (not finite, not positive) are left out. A chart is {@value #CHART_WIDTH} pixels wide: a header
@@ -132,19 +134,38 @@ final class BenchCharts {
     writePng(speedupChart(), dir.resolve(BenchReport.SPEEDUP_CHART_FILE));
   }
 
+  /**
+   * A panel's measurements: a view's under one requested mode.
+   *
+   * @param title the panel's title: the view, and the mode if the run has several
+   */
+  private record PanelKey(String view, String requestedMode, String title) {}
+
+  /** The panels of a chart, by view, then mode, in the order of the run. */
+  private List<PanelKey> panelKeys() {
+    boolean severalModes = groups.modes().size() > 1;
+    List<PanelKey> keys = new ArrayList<>();
+    for (String view : groups.views()) {
+      for (String mode : groups.modesOf(view)) {
+        keys.add(new PanelKey(view, mode, severalModes ? view + ", " + mode : view));
+      }
+    }
+    return keys;
+  }
+
   /** The chart of refresh and recompute times. */
   private BufferedImage refreshTimeChart() {
     List<JFreeChart> panels = new ArrayList<>();
-    for (String view : groups.views()) {
+    for (PanelKey key : panelKeys()) {
       XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-      XYSeriesCollection data = kindSeries(view, Measurement::refreshMillis, renderer);
-      addSeries(data, renderer, RECOMPUTE, RECOMPUTE_STYLE, recomputePoints(view));
-      panels.add(panel(view, data, renderer, "time (ms)", Double.NaN));
+      XYSeriesCollection data = kindSeries(key, Measurement::refreshMillis, renderer);
+      addSeries(data, renderer, RECOMPUTE, RECOMPUTE_STYLE, recomputePoints(key));
+      panels.add(panel(key, data, renderer, "time (ms)", Double.NaN));
     }
     List<LegendItem> legend = kindLegend();
     legend.add(legendItem(RECOMPUTE, RECOMPUTE_STYLE));
     return grid(
-        "Refresh time against the size of the change: incremental refresh per kind of change,"
+        "Refresh time against the size of the change: refresh per kind of change,"
             + " and full recompute (medians)",
         legend,
         panels);
@@ -153,10 +174,10 @@ final class BenchCharts {
   /** The chart of speedups. */
   private BufferedImage speedupChart() {
     List<JFreeChart> panels = new ArrayList<>();
-    for (String view : groups.views()) {
+    for (PanelKey key : panelKeys()) {
       XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-      XYSeriesCollection data = kindSeries(view, Measurement::speedup, renderer);
-      JFreeChart panel = panel(view, data, renderer, "speedup (x)", 1);
+      XYSeriesCollection data = kindSeries(key, Measurement::speedup, renderer);
+      JFreeChart panel = panel(key, data, renderer, "speedup (x)", 1);
       ValueMarker one =
           new ValueMarker(
               1,
@@ -173,39 +194,39 @@ final class BenchCharts {
       panels.add(panel);
     }
     return grid(
-        "Speedup of incremental refresh over full recompute against the size of the change"
-            + " (medians)",
+        "Speedup of refresh over full recompute against the size of the change (medians)",
         kindLegend(),
         panels);
   }
 
-  /** A view's series of a metric, one per kind of change, with their styles set in renderer. */
+  /** A panel's series of a metric, one per kind of change, with their styles set in renderer. */
   private XYSeriesCollection kindSeries(
-      String view, ToDoubleFunction<Measurement> metric, XYLineAndShapeRenderer renderer) {
+      PanelKey key, ToDoubleFunction<Measurement> metric, XYLineAndShapeRenderer renderer) {
     XYSeriesCollection data = new XYSeriesCollection();
     for (String kind : groups.kinds()) {
-      addSeries(data, renderer, kind, kindStyle(kind), kindPoints(view, kind, metric));
+      addSeries(data, renderer, kind, kindStyle(kind), kindPoints(key, kind, metric));
     }
     return data;
   }
 
-  /** The medians of a metric for one kind of change on one view, by delta size in percent. */
+  /** The medians of a metric for one kind of change in one panel, by delta size in percent. */
   private Map<Double, Double> kindPoints(
-      String view, String kind, ToDoubleFunction<Measurement> metric) {
+      PanelKey key, String kind, ToDoubleFunction<Measurement> metric) {
     Map<Double, Double> points = new TreeMap<>();
-    for (MeasurementGroup g : groups.groups()) {
-      if (g.view().equals(view) && g.kind().equals(kind)) {
+    for (MeasurementGroup g : groups.ofView(key.view(), key.requestedMode())) {
+      if (g.kind().equals(kind)) {
         points.put(g.deltaFraction() * 100, g.median(metric));
       }
     }
     return points;
   }
 
-  /** The median recompute time of a view over all kinds of change, by delta size in percent. */
-  private Map<Double, Double> recomputePoints(String view) {
+  /** The median recompute time of a panel over all kinds of change, by delta size in percent. */
+  private Map<Double, Double> recomputePoints(PanelKey key) {
     Map<Double, List<Measurement>> bySize =
         groups.measurements().stream()
-            .filter(m -> m.view().equals(view))
+            .filter(
+                m -> m.view().equals(key.view()) && m.requestedMode().equals(key.requestedMode()))
             .collect(groupingBy(m -> m.deltaFraction() * 100, TreeMap::new, toList()));
     Map<Double, Double> points = new TreeMap<>();
     bySize.forEach(
@@ -238,19 +259,19 @@ final class BenchCharts {
   }
 
   /**
-   * One view's panel: log-scaled delta size against a log-scaled value.
+   * One panel: log-scaled delta size against a log-scaled value.
    *
    * @param include a value the value axis shows even without data there, or NaN
    */
   private JFreeChart panel(
-      String view,
+      PanelKey key,
       XYSeriesCollection data,
       XYLineAndShapeRenderer renderer,
       String valueLabel,
       double include) {
-    // all the view's sizes, so that the axis shows them even where no value can be plotted
+    // all the panel's sizes, so that the axis shows them even where no value can be plotted
     List<Double> xs =
-        groups.ofView(view).stream()
+        groups.ofView(key.view(), key.requestedMode()).stream()
             .map(g -> g.deltaFraction() * 100)
             .filter(BenchCharts::plottable)
             .toList();
@@ -271,10 +292,13 @@ final class BenchCharts {
     plot.setOutlinePaint(Color.GRAY);
     plot.setNoDataMessage("nothing to plot: no positive, finite values");
     plot.setNoDataMessageFont(AXIS_LABEL_FONT);
-    boolean correct = groups.correct(view);
+    boolean correct = groups.correct(key.view(), key.requestedMode());
     JFreeChart chart =
         new JFreeChart(
-            correct ? view : view + " (incorrect results)", PANEL_TITLE_FONT, plot, false);
+            correct ? key.title() : key.title() + " (incorrect results)",
+            PANEL_TITLE_FONT,
+            plot,
+            false);
     chart.setBackgroundPaint(Color.WHITE);
     if (!correct) {
       chart.getTitle().setPaint(INCORRECT_COLOR);

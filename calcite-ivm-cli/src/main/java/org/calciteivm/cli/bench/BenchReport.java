@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@value #CSV_FILE}: every measurement, one row each in the given order, with the derived
- *       speedup, rows per second and capture overhead ({@link MeasurementsCsv});
+ *       refresh overhead, speedup, rows per second and capture overhead ({@link MeasurementsCsv});
  *   <li>{@value #SUMMARY_FILE}: the run's context and tables of medians ({@link #markdown()});
  *   <li>{@value #REFRESH_TIME_CHART_FILE}: refresh and recompute time against the delta size, one
  *       panel per view, both axes logarithmic;
@@ -22,9 +22,9 @@ import java.util.List;
  *       logarithmic, with a reference line at 1x ({@link BenchCharts} draws both).
  * </ul>
  *
- * <p>The summary and the charts aggregate the repetitions of each view, kind of change and delta
- * size into medians ({@link MeasurementGroups}); views and kinds keep the order in which they first
- * appear in the measurements, delta sizes ascend.
+ * <p>The summary and the charts aggregate the repetitions of each view, requested refresh mode,
+ * kind of change and delta size into medians ({@link MeasurementGroups}); views, modes and kinds
+ * keep the order in which they first appear in the measurements, delta sizes ascend.
  */
 public final class BenchReport {
   /** The file name of the measurements as CSV. */
@@ -153,7 +153,9 @@ public final class BenchReport {
   /**
    * The compact speedup table, one row per view, for embedding in a README: the median speedup per
    * kind of change and over all kinds, at a change of 0.1% of the orders, or at the view's smallest
-   * change if it has none of 0.1%. A view with an incorrect refresh (at any size) is marked.
+   * change if it has none of 0.1%. If the run has several requested refresh modes, one row per view
+   * and mode, with a column naming the mode. A row with an incorrect refresh (at any size) is
+   * marked.
    *
    * @return the markdown table, ending with a newline
    */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,17 +16,22 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.calciteivm.jdbc.RefreshMode;
 
 /**
- * Runs the benchmark: for each view, change kind and change size, applies the change through the
- * calcite-ivm driver, refreshes the view, recomputes its query from scratch on the same data,
- * checks that the two agree, and undoes the change; the same change on plain DuckDB gives the
- * baseline of the captured DML.
+ * Runs the benchmark: for each view, refresh mode, change kind and change size, applies the change
+ * through the calcite-ivm driver, refreshes the view under that {@code ivm_refresh_mode}, reads
+ * from {@code ivm_views} what the refresh did and how long its merge took, recomputes the view's
+ * query from scratch on the same data, checks that the two agree, and undoes the change; the same
+ * change on plain DuckDB gives the baseline of the captured DML.
  *
  * <p>The data is generated once per scale factor ({@link TpchData}) and copied twice per run: one
  * copy is opened through calcite-ivm, the other through DuckDB's own driver. Views are created one
- * at a time, so each refresh and each captured write serves exactly one view. Each view starts with
- * one unrecorded cycle to warm up the JVM, the compiled refresh programs and DuckDB's caches.
+ * at a time, so each refresh and each captured write serves exactly one view. The modes run one
+ * after the other on the same view, in the order given, so {@code auto} chooses from the costs the
+ * refreshes before it recorded (of its own mode and of the modes run before it). Each mode of each
+ * view starts with one unrecorded cycle to warm up the JVM, the compiled refresh programs and
+ * DuckDB's caches.
  */
 public final class Benchmark {
   /**
@@ -35,6 +41,7 @@ public final class Benchmark {
    * @param deltaFractions change sizes as fractions of the orders
    * @param kinds kinds of change
    * @param views short names of the views ({@link TpchViews})
+   * @param modes the {@code ivm_refresh_mode}s to run each view's cycles under, in this order
    * @param reps recorded repetitions per view, kind and size
    * @param workDir directory for the working copies of the database
    * @param dataDir directory of the generated databases, reused across runs
@@ -44,13 +51,22 @@ public final class Benchmark {
       List<Double> deltaFractions,
       List<ChangeKind> kinds,
       List<String> views,
+      List<RefreshMode> modes,
       int reps,
       Path workDir,
       Path dataDir) {
 
     /** How many cycles {@link #run} records. */
     public int cycles() {
-      return views.size() * kinds.size() * deltaFractions.size() * reps;
+      return views.size() * modes.size() * kinds.size() * deltaFractions.size() * reps;
+    }
+
+    /** Copies the lists. */
+    public Options {
+      deltaFractions = List.copyOf(deltaFractions);
+      kinds = List.copyOf(kinds);
+      views = List.copyOf(views);
+      modes = List.copyOf(modes);
     }
   }
 
@@ -143,13 +159,19 @@ public final class Benchmark {
     try {
       ChangeKind firstKind = options.kinds().get(0);
       double smallest = options.deltaFractions().stream().mapToDouble(d -> d).min().orElseThrow();
-      cycle(view, query, firstKind, smallest, 0);
-      for (ChangeKind kind : options.kinds()) {
-        for (double fraction : options.deltaFractions()) {
-          for (int rep = 1; rep <= options.reps(); rep++) {
-            Measurement m = cycle(view, query, kind, fraction, rep);
-            sink.accept(m);
-            listener.measured(m);
+      for (RefreshMode mode : options.modes()) {
+        if (options.modes().size() > 1) {
+          listener.phase("view " + view + ", " + mode.sqlValue());
+        }
+        execute(ivm, "SET ivm_refresh_mode = " + mode.sqlValue());
+        cycle(view, query, mode, firstKind, smallest, 0);
+        for (ChangeKind kind : options.kinds()) {
+          for (double fraction : options.deltaFractions()) {
+            for (int rep = 1; rep <= options.reps(); rep++) {
+              Measurement m = cycle(view, query, mode, kind, fraction, rep);
+              sink.accept(m);
+              listener.measured(m);
+            }
           }
         }
       }
@@ -158,13 +180,17 @@ public final class Benchmark {
     }
   }
 
-  private Measurement cycle(String view, String query, ChangeKind kind, double fraction, int rep)
+  private Measurement cycle(
+      String view, String query, RefreshMode mode, ChangeKind kind, double fraction, int rep)
       throws SQLException {
     long n = Math.max(1, Math.round(fraction * orders));
     for (String sql : kind.prepare(n)) {
       execute(ivm, sql);
       execute(plain, sql);
     }
+    // read while nothing is pending: ivm_views counts pending rows, which would read the change
+    // into DuckDB's caches before the measured refresh
+    LastRefresh before = lastRefresh(view);
     long start = System.nanoTime();
     for (String sql : kind.apply(n)) {
       execute(plain, sql);
@@ -180,12 +206,17 @@ public final class Benchmark {
     }
     double capturedMillis = millisSince(start);
     long peak;
-    start = System.nanoTime();
+    double refreshMillis;
     try (MemorySampler sampler = new MemorySampler(sampling)) {
+      // the statement alone: stopping the sampler (its sleep and last query) is not the refresh's
+      start = System.nanoTime();
       execute(ivm, "REFRESH MATERIALIZED VIEW " + view);
+      refreshMillis = millisSince(start);
       peak = sampler.peak();
     }
-    double refreshMillis = millisSince(start);
+    LastRefresh after = lastRefresh(view);
+    // a refresh that found nothing pending is not counted, and leaves the last one's statistics
+    boolean refreshed = after.count() > before.count();
     start = System.nanoTime();
     execute(ivm, "REFRESH MATERIALIZED VIEW " + view);
     double noopMillis = millisSince(start);
@@ -202,15 +233,42 @@ public final class Benchmark {
         view,
         kind.label(),
         fraction,
+        mode.sqlValue(),
         rep,
         changed,
         capturedMillis,
         plainMillis,
         refreshMillis,
+        refreshed ? after.mergeMillis() : 0,
+        refreshed ? after.mode() : Measurement.NO_REFRESH,
         recomputeMillis,
         noopMillis,
         peak + usedHeap(),
         correct);
+  }
+
+  /**
+   * A view's statistics of its last counted refresh in {@code ivm_views}.
+   *
+   * @param count its counted refreshes so far
+   * @param mode what the last one did, {@code incremental} or {@code full}; null before the first
+   * @param mergeMillis how long the last one's merge or recompute statements took
+   */
+  private record LastRefresh(long count, String mode, double mergeMillis) {}
+
+  private LastRefresh lastRefresh(String view) throws SQLException {
+    try (PreparedStatement s =
+        ivm.prepareStatement(
+            "SELECT refresh_count, last_refresh_mode, last_merge_ms FROM ivm_views"
+                + " WHERE name = ?")) {
+      s.setString(1, view);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("no row of view " + view + " in ivm_views");
+        }
+        return new LastRefresh(rs.getLong(1), rs.getString(2), rs.getDouble(3));
+      }
+    }
   }
 
   /**

@@ -2,17 +2,25 @@ package org.calciteivm.cli.bench;
 
 /**
  * One measured change cycle of the benchmark: a change of one kind and size applied to the base
- * tables of one view, then the view refreshed and compared with a recompute.
+ * tables of one view, then the view refreshed under one {@code ivm_refresh_mode} and compared with
+ * a recompute.
  *
  * @param view the view's short name ({@code q1}, {@code join}, ...)
  * @param kind the kind of change ({@code insert}, {@code append}, {@code delete}, {@code update},
  *     {@code update_key})
  * @param deltaFraction the size of the change as a fraction of the orders ({@code 0.001} = 0.1%)
+ * @param requestedMode the {@code ivm_refresh_mode} the cycle ran under: {@code auto}, {@code
+ *     incremental} or {@code full}
  * @param rep the repetition, from 1 (a warm-up cycle is not recorded)
  * @param changedRows base-table rows the change inserted, deleted or updated, over all tables
  * @param capturedDmlMillis the change's DML through the calcite-ivm driver (captured)
  * @param plainDmlMillis the same DML on plain DuckDB (a copy of the database without views)
  * @param refreshMillis {@code REFRESH MATERIALIZED VIEW} after the change
+ * @param mergeMillis the part of the refresh spent in its merge or recompute statements, as {@code
+ *     ivm_views.last_merge_ms} reports it; 0 if the refresh found nothing pending
+ * @param mode what the refresh did, as {@code ivm_views.last_refresh_mode} reports it: {@code
+ *     incremental} or {@code full}; {@value #NO_REFRESH} if it found nothing pending (a change of
+ *     columns the view does not read is not captured for it)
  * @param recomputeMillis the view's query recomputed from scratch ({@code CREATE OR REPLACE TABLE
  *     ... AS}) on the same data
  * @param noopRefreshMillis a refresh with no pending change, right after the measured one
@@ -23,15 +31,24 @@ public record Measurement(
     String view,
     String kind,
     double deltaFraction,
+    String requestedMode,
     int rep,
     long changedRows,
     double capturedDmlMillis,
     double plainDmlMillis,
     double refreshMillis,
+    double mergeMillis,
+    String mode,
     double recomputeMillis,
     double noopRefreshMillis,
     long peakMemoryBytes,
     boolean correct) {
+
+  /**
+   * The {@link #mode} of a refresh that found nothing pending, and so neither merged nor
+   * recomputed.
+   */
+  public static final String NO_REFRESH = "none";
 
   /** How many times faster the refresh is than the recompute. */
   public double speedup() {
@@ -46,5 +63,13 @@ public record Measurement(
   /** The captured DML's time relative to the plain DML's. */
   public double captureOverhead() {
     return capturedDmlMillis / plainDmlMillis;
+  }
+
+  /**
+   * The refresh's time outside its merge or recompute statements (the statements around the merge,
+   * the commit, the round trip): refresh time − merge time; NaN if the merge time is unknown.
+   */
+  public double overheadMillis() {
+    return refreshMillis - mergeMillis;
   }
 }

@@ -17,7 +17,13 @@ import org.apache.commons.csv.CSVRecord;
 
 /**
  * The measurements as CSV ({@value BenchReport#CSV_FILE}): a header row, then one row per
- * measurement in the given order, with the derived speedup, rows per second and capture overhead.
+ * measurement in the given order, with the derived refresh overhead, speedup, rows per second and
+ * capture overhead.
+ *
+ * <p>{@code overhead_ms} is refresh_ms − merge_ms. Files written before the refresh modes have no
+ * {@code requested_mode}, {@code mode} and {@code merge_ms}: every refresh then was incremental, so
+ * {@link #read} reads them as {@code incremental} refreshes under {@code incremental} whose merge
+ * time is unknown (NaN, an empty field when written again).
  *
  * <p>Fields are quoted as RFC 4180 says (Apache Commons CSV, {@link CSVFormat#RFC4180}) and rows
  * end with {@code \n}. Numbers are plain decimals ({@code 0.001}, not {@code 1.0E-3}) that read
@@ -30,30 +36,54 @@ public final class MeasurementsCsv {
    * one more entry in {@link #COLUMNS}.
    *
    * @param derived whether the field is computed from others, and so not read back
+   * @param absent the field read from a file without the column (written before it existed), or
+   *     null if a file must have it
    */
-  private record Column(String name, Function<Measurement, String> field, boolean derived) {
+  private record Column(
+      String name, Function<Measurement, String> field, boolean derived, String absent) {
     Column(String name, Function<Measurement, String> field) {
-      this(name, field, false);
+      this(name, field, false, null);
+    }
+
+    static Column derived(String name, Function<Measurement, String> field) {
+      return new Column(name, field, true, null);
+    }
+
+    static Column since(String name, Function<Measurement, String> field, String absent) {
+      return new Column(name, field, false, absent);
     }
   }
+
+  /** The {@code ivm_refresh_mode} values a cycle can run under. */
+  private static final List<String> REQUESTED_MODES = List.of("auto", "incremental", "full");
+
+  /** What a refresh can have done. */
+  private static final List<String> MODES = List.of("incremental", "full", Measurement.NO_REFRESH);
+
+  /** A refresh before the refresh modes existed: incremental. */
+  private static final String BEFORE_MODES = "incremental";
 
   private static final List<Column> COLUMNS =
       List.of(
           new Column("view", Measurement::view),
           new Column("kind", Measurement::kind),
           new Column("delta_fraction", m -> number(m.deltaFraction())),
+          Column.since("requested_mode", Measurement::requestedMode, BEFORE_MODES),
           new Column("rep", m -> Integer.toString(m.rep())),
           new Column("changed_rows", m -> Long.toString(m.changedRows())),
           new Column("captured_dml_ms", m -> number(m.capturedDmlMillis())),
           new Column("plain_dml_ms", m -> number(m.plainDmlMillis())),
           new Column("refresh_ms", m -> number(m.refreshMillis())),
+          Column.since("merge_ms", m -> number(m.mergeMillis()), ""),
+          Column.derived("overhead_ms", m -> number(m.overheadMillis())),
+          Column.since("mode", Measurement::mode, BEFORE_MODES),
           new Column("recompute_ms", m -> number(m.recomputeMillis())),
           new Column("noop_refresh_ms", m -> number(m.noopRefreshMillis())),
           new Column("peak_memory_bytes", m -> Long.toString(m.peakMemoryBytes())),
           new Column("correct", m -> Boolean.toString(m.correct())),
-          new Column("speedup", m -> number(m.speedup()), true),
-          new Column("rows_per_second", m -> number(m.rowsPerSecond()), true),
-          new Column("capture_overhead", m -> number(m.captureOverhead()), true));
+          Column.derived("speedup", m -> number(m.speedup())),
+          Column.derived("rows_per_second", m -> number(m.rowsPerSecond())),
+          Column.derived("capture_overhead", m -> number(m.captureOverhead())));
 
   /** The header of the file, in order. */
   public static final List<String> HEADER = COLUMNS.stream().map(Column::name).toList();
@@ -116,7 +146,9 @@ public final class MeasurementsCsv {
 
   /**
    * Reads measurements written by {@link #write}: the columns are found by their names, the derived
-   * ones (speedup, rows per second, capture overhead) are computed again rather than read.
+   * ones (overhead, speedup, rows per second, capture overhead) are computed again rather than
+   * read. A file without the columns of the refresh modes (written before them) reads as
+   * incremental refreshes of unknown merge time.
    *
    * @param in the CSV text; not closed
    * @return the measurements in the order of the rows
@@ -126,7 +158,11 @@ public final class MeasurementsCsv {
     CSVParser parser = READ_FORMAT.parse(in);
     List<String> missing =
         COLUMNS.stream()
-            .filter(c -> !c.derived() && !parser.getHeaderNames().contains(c.name()))
+            .filter(
+                c ->
+                    !c.derived()
+                        && c.absent() == null
+                        && !parser.getHeaderNames().contains(c.name()))
             .map(Column::name)
             .toList();
     if (!missing.isEmpty()) {
@@ -161,15 +197,39 @@ public final class MeasurementsCsv {
         row.get("view"),
         row.get("kind"),
         parseNumber(row.get("delta_fraction")),
+        parseOneOf("requested_mode", field(row, "requested_mode"), REQUESTED_MODES),
         Integer.parseInt(row.get("rep")),
         Long.parseLong(row.get("changed_rows")),
         parseNumber(row.get("captured_dml_ms")),
         parseNumber(row.get("plain_dml_ms")),
         parseNumber(row.get("refresh_ms")),
+        parseNumber(field(row, "merge_ms")),
+        parseOneOf("mode", field(row, "mode"), MODES),
         parseNumber(row.get("recompute_ms")),
         parseNumber(row.get("noop_refresh_ms")),
         Long.parseLong(row.get("peak_memory_bytes")),
         parseBoolean(row.get("correct")));
+  }
+
+  /** A row's field of a column, or the column's value for files without it. */
+  private static String field(CSVRecord row, String name) {
+    if (row.isMapped(name)) {
+      return row.get(name);
+    }
+    return COLUMNS.stream()
+        .filter(c -> c.name().equals(name))
+        .map(Column::absent)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** One of a column's values, as written: a mode is a word of the SQL setting, not a label. */
+  private static String parseOneOf(String column, String field, List<String> values) {
+    if (!values.contains(field)) {
+      throw new IllegalArgumentException(
+          column + " is not one of " + String.join(", ", values) + ": \"" + field + "\"");
+    }
+    return field;
   }
 
   /** A number for the CSV: a plain decimal, or empty if not finite. */

@@ -18,12 +18,19 @@ import org.calciteivm.cli.bench.BenchReport.Context;
 /**
  * The summary of a run as markdown ({@value BenchReport#SUMMARY_FILE}): a level-1 title, the run's
  * context, a warning naming every incorrect refresh if there is one, the compact {@linkplain
- * #speedupTable() speedup table}, and the table of medians per view, kind and delta size with notes
- * on its columns.
+ * #speedupTable() speedup table}, the table of medians per view, kind, delta size and requested
+ * refresh mode with notes on its columns, and, if the run has {@code auto} and an explicit mode for
+ * the same change, how {@code auto}'s refresh time compares with the explicit modes'.
  */
 final class SummaryMarkdown {
   /** The delta size of the compact speedup table, if the run has it. */
   private static final double COMPACT_DELTA_FRACTION = 0.001;
+
+  /** The mode that chooses, compared with the explicit modes it chooses between. */
+  private static final String AUTO = "auto";
+
+  /** The modes {@link #AUTO} chooses between, in the order of the comparison's columns. */
+  private static final List<String> EXPLICIT_MODES = List.of("incremental", "full");
 
   /**
    * A column of a markdown table.
@@ -55,10 +62,14 @@ final class SummaryMarkdown {
           new MedianColumn(Column.text("view"), g -> escape(g.view())),
           new MedianColumn(Column.text("kind"), g -> escape(g.kind())),
           new MedianColumn(Column.numbers("delta"), g -> percent(g.deltaFraction())),
+          new MedianColumn(Column.text("requested mode"), g -> escape(g.requestedMode())),
           new MedianColumn(
               Column.numbers("changed rows"), g -> count(g.median(Measurement::changedRows))),
           new MedianColumn(
               Column.numbers("refresh ms"), g -> decimal(g.median(Measurement::refreshMillis))),
+          new MedianColumn(
+              Column.numbers("overhead ms"), g -> decimal(g.median(Measurement::overheadMillis))),
+          new MedianColumn(Column.text("mode"), g -> escape(g.modesTaken())),
           new MedianColumn(
               Column.numbers("recompute ms"), g -> decimal(g.median(Measurement::recomputeMillis))),
           new MedianColumn(
@@ -100,63 +111,86 @@ final class SummaryMarkdown {
     md.append("## Speedup\n\n")
         .append("Median speedup of `REFRESH MATERIALIZED VIEW` over recomputing the view,")
         .append(" per kind of change, at a change of 0.1% of the orders")
-        .append(" (or a view's smallest change if it has no 0.1% change):\n\n")
+        .append(" (or a view's smallest change if it has no 0.1% change)")
+        .append(groups.modes().size() > 1 ? ", per view and requested refresh mode" : "")
+        .append(":\n\n")
         .append(speedupTable())
         .append('\n');
     md.append("## Medians\n\n").append(mediansTable()).append('\n');
     md.append(
         """
-        Medians over the repetitions of each view, kind of change and delta size (the change as \
-        a share of the orders). *speedup*: recompute time / refresh time; *rows/s*: changed \
-        base-table rows / refresh time; *capture overhead*: the change's DML through calcite-ivm, \
-        which captures it, / the same DML on plain DuckDB; *no-op refresh*: a refresh with \
-        nothing to apply; *peak memory*: DuckDB's memory plus the JVM heap after the refresh; \
-        *correct*: the refreshed view equalled its recompute in every repetition. Ratios are \
-        medians of the repetitions' ratios. Values that are not finite (a ratio over a zero \
-        time) are left out of the medians; – marks a median of none.
+        Medians over the repetitions of each view, kind of change, delta size (the change as a \
+        share of the orders) and *requested mode* (the `ivm_refresh_mode` the refreshes ran \
+        under). *overhead*: refresh time − merge time (`ivm_views.last_merge_ms`, the merge or \
+        recompute statements), so the statements around the merge, the commit and the round \
+        trip; a refresh that found nothing \
+        pending is all overhead; *mode*: what the refreshes did \
+        (`ivm_views.last_refresh_mode`): `incremental`, `full`, or `none` if nothing was \
+        pending, with how many repetitions did each if they differ (`incremental 2 / full 1`); \
+        *speedup*: recompute time / refresh time; *rows/s*: changed base-table rows / refresh \
+        time; *capture overhead*: the change's DML through calcite-ivm, which captures it, / the \
+        same DML on plain DuckDB; *no-op refresh*: a refresh with nothing to apply; *peak \
+        memory*: DuckDB's memory plus the JVM heap after the refresh; *correct*: the refreshed \
+        view equalled its recompute in every repetition. Ratios are medians of the repetitions' \
+        ratios. Values that are not finite (a ratio over a zero time, a merge time a file \
+        written before the refresh modes lacks) are left out of the medians; – marks a median \
+        of none.
         """);
+    appendAutoComparison(md);
     return md.toString();
   }
 
   /**
    * The compact speedup table, one row per view, for embedding in a README: the median speedup per
    * kind of change and over all kinds, at a change of 0.1% of the orders, or at the view's smallest
-   * change if it has none of 0.1%. A view with an incorrect refresh (at any size) is marked.
+   * change if it has none of 0.1%. If the run has several requested refresh modes, one row per view
+   * and mode, with a column naming the mode. A row with an incorrect refresh (at any size) is
+   * marked.
    *
    * @return the markdown table, ending with a newline
    */
   String speedupTable() {
-    List<Column> columns = new ArrayList<>(List.of(Column.text("view"), Column.numbers("delta")));
+    boolean severalModes = groups.modes().size() > 1;
+    List<Column> columns = new ArrayList<>(List.of(Column.text("view")));
+    if (severalModes) {
+      columns.add(Column.text("requested mode"));
+    }
+    columns.add(Column.numbers("delta"));
     groups.kinds().forEach(kind -> columns.add(Column.numbers(kind + " (x)")));
     columns.add(Column.numbers("all kinds (x)"));
     StringBuilder md = new StringBuilder();
     appendHeader(md, columns);
     for (String view : groups.views()) {
-      List<MeasurementGroup> viewGroups = groups.ofView(view);
-      double size = compactDeltaFraction(viewGroups);
-      List<String> row = new ArrayList<>();
-      row.add(escape(view) + (groups.correct(view) ? "" : " **(incorrect)**"));
-      row.add(percent(size));
-      for (String kind : groups.kinds()) {
-        row.add(
-            viewGroups.stream()
-                .filter(g -> g.kind().equals(kind) && g.deltaFraction() == size)
-                .findFirst()
-                .map(g -> speedup(g.median(Measurement::speedup)))
-                .orElse(NONE));
+      for (String mode : groups.modesOf(view)) {
+        List<MeasurementGroup> rowGroups = groups.ofView(view, mode);
+        double size = compactDeltaFraction(rowGroups);
+        List<String> row = new ArrayList<>();
+        row.add(escape(view) + (groups.correct(view, mode) ? "" : " **(incorrect)**"));
+        if (severalModes) {
+          row.add(escape(mode));
+        }
+        row.add(percent(size));
+        for (String kind : groups.kinds()) {
+          row.add(
+              rowGroups.stream()
+                  .filter(g -> g.kind().equals(kind) && g.deltaFraction() == size)
+                  .findFirst()
+                  .map(g -> speedup(g.median(Measurement::speedup)))
+                  .orElse(NONE));
+        }
+        List<Measurement> atSize =
+            rowGroups.stream()
+                .filter(g -> g.deltaFraction() == size)
+                .flatMap(g -> g.reps().stream())
+                .toList();
+        row.add(speedup(MeasurementGroups.median(atSize, Measurement::speedup)));
+        appendRow(md, row);
       }
-      List<Measurement> atSize =
-          viewGroups.stream()
-              .filter(g -> g.deltaFraction() == size)
-              .flatMap(g -> g.reps().stream())
-              .toList();
-      row.add(speedup(MeasurementGroups.median(atSize, Measurement::speedup)));
-      appendRow(md, row);
     }
     return md.toString();
   }
 
-  /** The table of medians per view, kind and delta size. */
+  /** The table of medians per view, kind, delta size and requested mode. */
   private String mediansTable() {
     StringBuilder md = new StringBuilder();
     appendHeader(md, MEDIANS.stream().map(MedianColumn::column).toList());
@@ -164,6 +198,102 @@ final class SummaryMarkdown {
       appendRow(md, MEDIANS.stream().map(c -> c.cell().apply(g)).toList());
     }
     return md.toString();
+  }
+
+  /**
+   * Appends, if any change (view, kind and delta size) ran under {@code auto} and under incremental
+   * or full, a section comparing the median refresh times: a table of one row per such change, and
+   * a line saying by how much {@code auto} was, at worst, slower than the best explicit mode. A
+   * change whose refreshes under {@code auto} all found nothing pending is left out: {@code auto}
+   * had nothing to choose, and the times of such refreshes, below a millisecond, are noise.
+   */
+  private void appendAutoComparison(StringBuilder md) {
+    List<Column> columns =
+        new ArrayList<>(List.of(Column.text("view"), Column.text("kind"), Column.numbers("delta")));
+    columns.add(Column.numbers(AUTO + " ms"));
+    EXPLICIT_MODES.forEach(mode -> columns.add(Column.numbers(mode + " ms")));
+    columns.add(Column.numbers(AUTO + " / best (x)"));
+    StringBuilder table = new StringBuilder();
+    appendHeader(table, columns);
+    int rows = 0;
+    double worst = Double.NaN;
+    String worstChange = null;
+    for (MeasurementGroup auto : groups.groups()) {
+      if (!auto.requestedMode().equals(AUTO)
+          || auto.reps().stream().allMatch(m -> m.mode().equals(Measurement.NO_REFRESH))) {
+        continue;
+      }
+      List<MeasurementGroup> others =
+          EXPLICIT_MODES.stream().map(mode -> sameChange(auto, mode)).toList();
+      if (others.stream().allMatch(g -> g == null)) {
+        continue;
+      }
+      List<Double> explicit =
+          others.stream()
+              .map(g -> g == null ? Double.NaN : g.median(Measurement::refreshMillis))
+              .toList();
+      double autoMillis = auto.median(Measurement::refreshMillis);
+      double best =
+          explicit.stream().mapToDouble(d -> d).filter(Double::isFinite).min().orElse(Double.NaN);
+      double ratio = autoMillis / best;
+      String change =
+          escape(auto.view()) + ", " + escape(auto.kind()) + ", " + percent(auto.deltaFraction());
+      List<String> row =
+          new ArrayList<>(
+              List.of(
+                  escape(auto.view()),
+                  escape(auto.kind()),
+                  percent(auto.deltaFraction()),
+                  decimal(autoMillis)));
+      explicit.forEach(millis -> row.add(decimal(millis)));
+      row.add(overhead(ratio));
+      appendRow(table, row);
+      rows++;
+      // the largest ratio; NaN (no finite time to compare) never replaces a number
+      if (Double.isFinite(ratio) && !(ratio <= worst)) {
+        worst = ratio;
+        worstChange = change;
+      }
+    }
+    if (rows == 0) {
+      return;
+    }
+    md.append("\n## auto against the explicit modes\n\n")
+        .append("Median refresh time in ms of each change that ran under `auto` and under")
+        .append(" `incremental` or `full`; *auto / best*: auto's median / the faster explicit")
+        .append(" mode's (below 1: auto was faster). Changes whose refreshes under `auto` found")
+        .append(" nothing pending (an update of columns the view does not read) are left out.\n\n")
+        .append(table)
+        .append('\n');
+    if (worstChange == null) {
+      md.append("No finite refresh times to compare.\n");
+    } else if (worst <= 1) {
+      md.append("**auto as fast as the best explicit mode or faster** in every change compared")
+          .append(" (largest ratio ")
+          .append(overhead(worst))
+          .append("x: ")
+          .append(worstChange)
+          .append(").\n");
+    } else {
+      md.append("**auto within ")
+          .append(overhead(worst))
+          .append("x of the best explicit mode** in every change compared (at worst: ")
+          .append(worstChange)
+          .append(").\n");
+    }
+  }
+
+  /** The group of the same view, kind and delta size as {@code g} under another mode, or null. */
+  private MeasurementGroup sameChange(MeasurementGroup g, String requestedMode) {
+    return groups.groups().stream()
+        .filter(
+            other ->
+                other.requestedMode().equals(requestedMode)
+                    && other.view().equals(g.view())
+                    && other.kind().equals(g.kind())
+                    && other.deltaFraction() == g.deltaFraction())
+        .findFirst()
+        .orElse(null);
   }
 
   /** Whether every repetition of a group was correct, else how many failed. */
@@ -193,7 +323,14 @@ final class SummaryMarkdown {
             new Fact("Java", context.javaVersion()),
             new Fact("DuckDB", context.duckdbVersion()),
             new Fact("calcite-ivm", context.calciteIvmVersion()),
-            new Fact("Repetitions", repetitions() + " per view, kind of change and delta size"));
+            new Fact(
+                "Refresh modes",
+                groups.modes().isEmpty()
+                    ? NONE
+                    : String.join(", ", groups.modes().stream().map(m -> "`" + m + "`").toList())),
+            new Fact(
+                "Repetitions",
+                repetitions() + " per view, requested mode, kind of change and delta size"));
     for (Fact fact : facts) {
       md.append("- **").append(fact.label()).append(":** ").append(fact.value()).append('\n');
     }
@@ -208,10 +345,11 @@ final class SummaryMarkdown {
                 g ->
                     String.format(
                         Locale.ROOT,
-                        "%s, %s, %s (%d of %d repetitions)",
+                        "%s, %s, %s, %s (%d of %d repetitions)",
                         escape(g.view()),
                         escape(g.kind()),
                         percent(g.deltaFraction()),
+                        escape(g.requestedMode()),
                         g.failures(),
                         g.reps().size()))
             .toList();

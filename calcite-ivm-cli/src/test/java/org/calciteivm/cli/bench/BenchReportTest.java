@@ -55,7 +55,8 @@ class BenchReportTest {
   /**
    * 2 views, 2 kinds, 3 sizes, 3 repetitions. The refresh of view {@code v} (0, 1), kind {@code k}
    * (0, 1) and size {@code s} takes {@code 10 * (v + 1) * (k + 1) * s / 0.1%} ms times the
-   * repetition's factor; one repetition of {@code join}, {@code delete}, 1% is incorrect.
+   * repetition's factor, of which {@code 0.25 * rep} ms are overhead; all are under {@code auto},
+   * refreshed incrementally; one repetition of {@code join}, {@code delete}, 1% is incorrect.
    */
   private static List<Measurement> measurements() {
     List<Measurement> measurements = new ArrayList<>();
@@ -66,17 +67,21 @@ class BenchReportTest {
         for (Size size : SIZES) {
           for (Rep rep : REPS) {
             double base = 10.0 * (v + 1) * (k + 1) * size.refreshFactor();
+            double refresh = base * rep.refreshFactor();
             boolean correct = !(v == 1 && k == 1 && size.fraction() == 0.01 && rep.rep() == 2);
             measurements.add(
                 new Measurement(
                     views.get(v),
                     kinds.get(k),
                     size.fraction(),
+                    "auto",
                     rep.rep(),
                     Math.round(1_000_000 * size.fraction()),
                     2.0 * rep.rep(),
                     1.6 * rep.rep(),
-                    base * rep.refreshFactor(),
+                    refresh,
+                    refresh - 0.25 * rep.rep(),
+                    "incremental",
                     rep.recomputeMillis(),
                     0.5,
                     200_000_000L + rep.rep(),
@@ -96,22 +101,28 @@ class BenchReportTest {
     assertThat(lines).hasSize(1 + 2 * 2 * 3 * 3);
     assertThat(lines.get(0))
         .isEqualTo(
-            "view,kind,delta_fraction,rep,changed_rows,captured_dml_ms,plain_dml_ms,refresh_ms,"
-                + "recompute_ms,noop_refresh_ms,peak_memory_bytes,correct,speedup,"
-                + "rows_per_second,capture_overhead");
-    // q1, insert, 0.01%, rep 1: refresh 1 ms, recompute 1000 ms, 100 rows, DML 2 ms vs 1.6 ms
+            "view,kind,delta_fraction,requested_mode,rep,changed_rows,captured_dml_ms,plain_dml_ms,"
+                + "refresh_ms,merge_ms,overhead_ms,mode,recompute_ms,noop_refresh_ms,"
+                + "peak_memory_bytes,correct,speedup,rows_per_second,capture_overhead");
+    // q1, insert, 0.01%, rep 1: refresh 1 ms (merge 0.75), recompute 1000 ms, 100 rows, DML 2 ms
+    // vs 1.6 ms
     assertThat(lines.get(1))
-        .isEqualTo("q1,insert,0.0001,1,100,2,1.6,1,1000,0.5,200000001,true,1000,100000,1.25");
+        .isEqualTo(
+            "q1,insert,0.0001,auto,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,200000001,true,"
+                + "1000,100000,1.25");
   }
 
   @Test
   void quotesCsvFieldsAsRfc4180Says() {
-    Measurement odd = new Measurement("a,\"b\"", "in\nsert", 0.001, 1, 1, 1, 0, 0, 1, 1, 1, true);
+    Measurement odd =
+        new Measurement(
+            "a,\"b\"", "in\nsert", 0.001, "full", 1, 1, 1, 0, 0, 0, "full", 1, 1, 1, true);
 
     String csv = new BenchReport(List.of(odd), CONTEXT).csv();
 
     // refresh and plain DML take 0 ms: speedup, rows/s and overhead are not finite, so empty
-    assertThat(csv).endsWith("\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,1,1,1,0,0,1,1,1,true,,,\n");
+    assertThat(csv)
+        .endsWith("\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,full,1,1,1,0,0,0,0,full,1,1,1,true,,,\n");
   }
 
   @Test
@@ -127,21 +138,25 @@ class BenchReportTest {
         .contains("Test CPU 3000, 8 cores, 16.0 GiB memory, Linux 6.1 (amd64)")
         .contains("- **DuckDB:** v1.3.0\n")
         .contains("- **calcite-ivm:** 0.1.0-SNAPSHOT\n")
+        .contains("- **Refresh modes:** `auto`\n")
         .contains("- **Repetitions:** 3 per");
-    // q1, insert, 0.1%: refresh 10, 30, 12.5 ms -> 12.5; recompute 1000, 900, 1100 -> 1,000;
-    // speedups 100, 30, 88 -> 88.0; rows/s 100000, 33333, 80000 -> 80,000; captured DML 2, 4, 6
-    // -> 4.0; plain 1.6, 3.2, 4.8 -> 3.2; overhead 1.25 each; peak 200 MB
+    // q1, insert, 0.1%: refresh 10, 30, 12.5 ms -> 12.5; refresh overhead 0.25, 0.5, 0.75 ms ->
+    // 0.5; recompute 1000, 900, 1100 -> 1,000; speedups 100, 30, 88 -> 88.0; rows/s 100000,
+    // 33333, 80000 -> 80,000; captured DML 2, 4, 6 -> 4.0; plain 1.6, 3.2, 4.8 -> 3.2; capture
+    // overhead 1.25 each; peak 200 MB
     assertThat(markdown)
         .contains(
-            "| q1 | insert | 0.1% | 1,000 | 12.5 | 1,000 | 88.0 | 80,000 | 4.0 | 3.2 | 1.25 | 0.5"
-                + " | 200 | yes |\n");
+            "| q1 | insert | 0.1% | auto | 1,000 | 12.5 | 0.5 | incremental | 1,000 | 88.0 | 80,000"
+                + " | 4.0 | 3.2 | 1.25 | 0.5 | 200 | yes |\n");
     // join, delete, 1%: refresh 400, 1200, 500 ms -> 500; speedups 2.5, 0.75, 2.2 -> 2.2
     assertThat(markdown)
-        .contains("| join | delete | 1% | 10,000 | 500 | 1,000 | 2.2 |")
+        .contains("| join | delete | 1% | auto | 10,000 | 500 | 0.5 | incremental | 1,000 | 2.2 |")
         .contains("| **no** (1 of 3 failed) |\n")
         .contains(
-            "> **Warning:** a refreshed view differed from its recompute: join, delete, 1% (1 of 3"
-                + " repetitions).");
+            "> **Warning:** a refreshed view differed from its recompute: join, delete, 1%, auto (1"
+                + " of 3 repetitions).");
+    // only auto: nothing to compare it with
+    assertThat(markdown).doesNotContain("auto against").doesNotContain("auto within");
   }
 
   @Test
@@ -208,11 +223,30 @@ class BenchReportTest {
   void copesWithOneSizeMissingKindsAndTimesALogScaleCannotShow() throws IOException {
     List<Measurement> measurements =
         List.of(
-            new Measurement("a", "insert", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true),
-            new Measurement("b", "update", 0.001, 1, 10, 1, 0, 0, Double.NaN, 1, 1, true),
-            new Measurement("c", "insert", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, false),
-            new Measurement("d", "delete", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true),
-            new Measurement("e", "delete", 0.001, 1, 10, 1, 1, 5, 50, 1, 1, true));
+            new Measurement(
+                "a", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "full", 50, 1, 1, true),
+            new Measurement(
+                "b",
+                "update",
+                0.001,
+                "auto",
+                1,
+                10,
+                1,
+                0,
+                0,
+                Double.NaN,
+                "none",
+                Double.NaN,
+                1,
+                1,
+                true),
+            new Measurement(
+                "c", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, false),
+            new Measurement(
+                "d", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true),
+            new Measurement(
+                "e", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true));
 
     BenchReport report = new BenchReport(measurements, CONTEXT);
     report.write(dir);
@@ -220,9 +254,181 @@ class BenchReportTest {
     // 5 views: 3 columns, 2 rows
     assertImage(dir.resolve(BenchReport.REFRESH_TIME_CHART_FILE), 1600, 90 + 2 * 450);
     assertImage(dir.resolve(BenchReport.SPEEDUP_CHART_FILE), 1600, 90 + 2 * 450);
+    // b: nothing pending, and a merge time unknown (NaN): no overhead to take a median of
     assertThat(report.markdown())
-        .contains("| b | update | 0.1% | 10 | 0.0 | – | – | – | 1.0 | 0.0 | – | 1.0 |")
+        .contains(
+            "| b | update | 0.1% | auto | 10 | 0.0 | – | none | – | – | – | 1.0 | 0.0 | – | 1.0 |")
         .contains("| c **(incorrect)** | 0.1% | 10.0 | – | – | 10.0 |");
+  }
+
+  /**
+   * A cycle of the measurements of several modes: 1,000 changed rows, recompute 100 ms, DML 1 ms.
+   */
+  private static Measurement cycle(
+      String view,
+      String requestedMode,
+      String kind,
+      int rep,
+      double refreshMillis,
+      double mergeMillis,
+      String mode,
+      boolean correct) {
+    return new Measurement(
+        view,
+        kind,
+        0.001,
+        requestedMode,
+        rep,
+        1000,
+        1,
+        1,
+        refreshMillis,
+        mergeMillis,
+        mode,
+        100,
+        0.5,
+        1_000_000,
+        correct);
+  }
+
+  /**
+   * q1 under auto, incremental and full, in the order the benchmark runs them, and q6 under auto
+   * only; all at 0.1%, 3 repetitions. Median refresh of q1 insert: auto 12 ms, incremental 10, full
+   * 35; of q1 delete: auto 25, full 20 (no incremental); one repetition of q1, delete, full is
+   * incorrect.
+   */
+  private static List<Measurement> severalModes() {
+    return List.of(
+        cycle("q1", "auto", "insert", 1, 12, 9, "incremental", true),
+        cycle("q1", "auto", "insert", 2, 10, 8, "incremental", true),
+        cycle("q1", "auto", "insert", 3, 14, Double.NaN, "full", true),
+        cycle("q1", "auto", "delete", 1, 25, 20, "full", true),
+        cycle("q1", "auto", "delete", 2, 25, 20, "full", true),
+        cycle("q1", "auto", "delete", 3, 25, 20, "full", true),
+        cycle("q1", "incremental", "insert", 1, 10, 8, "incremental", true),
+        cycle("q1", "incremental", "insert", 2, 11, 8, "incremental", true),
+        cycle("q1", "incremental", "insert", 3, 9, 8, "incremental", true),
+        cycle("q1", "full", "insert", 1, 30, 25, "full", true),
+        cycle("q1", "full", "insert", 2, 40, 25, "full", true),
+        cycle("q1", "full", "insert", 3, 35, 25, "full", true),
+        cycle("q1", "full", "delete", 1, 20, 15, "full", true),
+        cycle("q1", "full", "delete", 2, 20, 15, "full", false),
+        cycle("q1", "full", "delete", 3, 20, 15, "full", true),
+        cycle("q6", "auto", "insert", 1, 5, 4, "incremental", true),
+        cycle("q6", "auto", "insert", 2, 5, 4, "incremental", true),
+        cycle("q6", "auto", "insert", 3, 5, 4, "incremental", true));
+  }
+
+  @Test
+  void summarizesEachRequestedModeOnARowOfItsOwn() {
+    String markdown = new BenchReport(severalModes(), CONTEXT).markdown();
+
+    assertThat(markdown)
+        .contains("- **Refresh modes:** `auto`, `incremental`, `full`\n")
+        .contains("- **Repetitions:** 3 per view, requested mode, kind of change and delta size\n")
+        .contains(
+            "> **Warning:** a refreshed view differed from its recompute: q1, delete, 0.1%, full (1"
+                + " of 3 repetitions).");
+    // the rows of the table of medians (1,000 changed rows): the modes of one change next to each
+    // other, in the order of the run
+    List<String> rows =
+        markdown
+            .lines()
+            .filter(line -> line.matches("\\| q\\d \\| \\w+ \\| 0.1% \\| \\w+ \\| 1,000 \\| .*"))
+            .toList();
+    // auto, insert: refresh 12, 10, 14 -> 12.0; overhead 3, 2 and one unknown -> 2.5; two
+    // refreshes incremental, one full; speedups 8.3, 10, 7.1 -> 8.3
+    // incremental: overhead 2, 3, 1 -> 2.0; full: overhead 5, 15, 10 -> 10.0
+    assertThat(rows)
+        .extracting(row -> row.substring(0, row.indexOf(" | 100 |")))
+        .containsExactly(
+            "| q1 | insert | 0.1% | auto | 1,000 | 12.0 | 2.5 | incremental 2 / full 1",
+            "| q1 | insert | 0.1% | incremental | 1,000 | 10.0 | 2.0 | incremental",
+            "| q1 | insert | 0.1% | full | 1,000 | 35.0 | 10.0 | full",
+            "| q1 | delete | 0.1% | auto | 1,000 | 25.0 | 5.0 | full",
+            "| q1 | delete | 0.1% | full | 1,000 | 20.0 | 5.0 | full",
+            "| q6 | insert | 0.1% | auto | 1,000 | 5.0 | 1.0 | incremental");
+    assertThat(rows.get(0)).contains(" | 100 | 8.3 |");
+  }
+
+  @Test
+  void compactTableHasARowPerViewAndModeWhenTheRunHasSeveral() {
+    String table = new BenchReport(severalModes(), CONTEXT).speedupTable();
+
+    // q1 under auto: insert 8.3, 10, 7.1 -> 8.3; delete 4.0; all six -> (4.0 + 7.1) / 2 = 5.6
+    assertThat(table)
+        .isEqualTo(
+            """
+            | view | requested mode | delta | insert (x) | delete (x) | all kinds (x) |
+            |---|---|---:|---:|---:|---:|
+            | q1 | auto | 0.1% | 8.3 | 4.0 | 5.6 |
+            | q1 | incremental | 0.1% | 10.0 | – | 10.0 |
+            | q1 **(incorrect)** | full | 0.1% | 2.9 | 5.0 | 4.2 |
+            | q6 | auto | 0.1% | 20.0 | – | 20.0 |
+            """);
+  }
+
+  @Test
+  void comparesAutoWithTheBestExplicitMode() {
+    String markdown = new BenchReport(severalModes(), CONTEXT).markdown();
+
+    // insert: 12 ms against incremental's 10; delete: 25 against full's 20, the worse; q6 ran
+    // under auto only
+    assertThat(markdown)
+        .contains(
+            """
+            | view | kind | delta | auto ms | incremental ms | full ms | auto / best (x) |
+            |---|---|---:|---:|---:|---:|---:|
+            | q1 | insert | 0.1% | 12.0 | 10.0 | 35.0 | 1.20 |
+            | q1 | delete | 0.1% | 25.0 | – | 20.0 | 1.25 |
+
+            **auto within 1.25x of the best explicit mode** in every change compared (at worst: \
+            q1, delete, 0.1%).
+            """)
+        .doesNotContain("| q6 | insert | 0.1% | 5.0 |");
+  }
+
+  @Test
+  void saysWhenAutoWasAsFastAsTheBestModeOrFaster() {
+    List<Measurement> measurements =
+        List.of(
+            cycle("q1", "auto", "insert", 1, 9, 8, "incremental", true),
+            cycle("q1", "full", "insert", 1, 30, 25, "full", true),
+            cycle("q1", "incremental", "insert", 1, 10, 8, "incremental", true));
+
+    assertThat(new BenchReport(measurements, CONTEXT).markdown())
+        .contains("| q1 | insert | 0.1% | 9.0 | 10.0 | 30.0 | 0.90 |\n")
+        .contains(
+            "**auto as fast as the best explicit mode or faster** in every change compared"
+                + " (largest ratio 0.90x: q1, insert, 0.1%).\n");
+  }
+
+  @Test
+  void leavesChangesWithNothingPendingOutOfTheComparison() {
+    List<Measurement> measurements =
+        List.of(
+            cycle("q1", "auto", "insert", 1, 11, 8, "incremental", true),
+            cycle("q1", "auto", "update_key", 1, 2, 0, "none", true),
+            cycle("q1", "incremental", "insert", 1, 10, 8, "incremental", true),
+            cycle("q1", "incremental", "update_key", 1, 0.5, 0, "none", true));
+
+    String markdown = new BenchReport(measurements, CONTEXT).markdown();
+
+    // update_key: 4x slower, but nothing was pending, so nothing was chosen
+    assertThat(markdown)
+        .contains("| q1 | update_key | 0.1% | auto | 1,000 | 2.0 | 2.0 | none |")
+        .contains("| q1 | insert | 0.1% | 11.0 | 10.0 | – | 1.10 |\n")
+        .doesNotContain("| q1 | update_key | 0.1% | 2.0 |")
+        .contains("**auto within 1.10x of the best explicit mode**");
+  }
+
+  @Test
+  void drawsAPanelPerViewAndModeWhenTheRunHasSeveral() throws IOException {
+    BenchReport.write(severalModes(), CONTEXT, dir);
+
+    // q1 under 3 modes and q6 under 1: 4 panels, 2 columns, 2 rows
+    assertImage(dir.resolve(BenchReport.REFRESH_TIME_CHART_FILE), 1600, 90 + 2 * 450);
+    assertImage(dir.resolve(BenchReport.SPEEDUP_CHART_FILE), 1600, 90 + 2 * 450);
   }
 
   @Test
