@@ -62,8 +62,17 @@ public final class RefreshCosts {
    * <p>One exception explores: while the only recompute measured is the view's population by CREATE
    * (a cold start that also made the read view, so a rough price), a merge estimated at half of it
    * or more recomputes once, so that the next choice compares two measured refreshes.
+   *
+   * <p>A merge is estimated only from a change at least half as large: a merge's time has a fixed
+   * part, so scaling a small change's time up overestimates a large one, and while {@code auto}
+   * recomputes the merge is not measured again. A change more than twice the last merged one is
+   * therefore merged, which measures the merge at its size.
    */
   public synchronized boolean recomputeCheaper(MergeStrategy incremental, long changeRows) {
+    Cost lastMerge = costs.get(incremental);
+    if (lastMerge == null || changeRows > 2 * Math.max(1, lastMerge.changeRows())) {
+      return false;
+    }
     Double merge = estimate(incremental, changeRows);
     Double recompute = estimate(MergeStrategy.FULL_RECOMPUTE, changeRows);
     if (merge == null || recompute == null || merge <= 2.0) {

@@ -35,6 +35,21 @@ class RefreshCostsTest {
   }
 
   @Test
+  void mergesAChangeMoreThanTwiceTheLastMergedOneToMeasureIt() {
+    RefreshCosts costs =
+        new RefreshCosts(Map.of(MERGE, new Cost(600, 20.0), FULL, new Cost(5, 50.0)));
+    // scaled up, 6,000 rows would take 200 ms; but 20 ms for 600 rows is mostly fixed cost
+    assertThat(costs.estimate(MERGE, 6000)).isEqualTo(200.0);
+    assertThat(costs.recomputeCheaper(MERGE, 6000)).isFalse();
+    assertThat(costs.recomputeCheaper(MERGE, 1200)).isFalse();
+    // measured at 6,000 rows: now the estimate is trusted
+    costs.record(MERGE, 6000, 120.0);
+    assertThat(costs.recomputeCheaper(MERGE, 6000)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 12000)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 12001)).isFalse();
+  }
+
+  @Test
   void aFewMillisecondsAreNotWorthARecompute() {
     RefreshCosts costs =
         new RefreshCosts(Map.of(MERGE, new Cost(100, 2.4), FULL, new Cost(5, 0.5)));
