@@ -3,7 +3,6 @@ package org.calciteivm.jdbc.capture;
 import com.google.common.collect.ImmutableList;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -68,18 +67,14 @@ public record CapturePlan(int tableId, Steps direct, Steps prepared) {
   /** Runs the write (without parameters) in its direct form; returns the number of rows written. */
   public long run(Connection connection) throws SQLException {
     execute(connection, direct.setupSql());
-    long rows;
-    try (Statement statement = connection.createStatement()) {
-      statement.execute(direct.sql());
-      rows = statement.getLargeUpdateCount();
-    }
+    long rows = CaptureStatements.of(connection).execute(direct.sql());
     finish(connection, direct);
     return rows;
   }
 
   private void finish(Connection connection, Steps steps) throws SQLException {
     if (steps.claimSql() != null) {
-      RowClaims.claimStaged(connection, tableId, steps.claimSql());
+      RowClaims.claimStaged(CaptureStatements.of(connection), tableId, steps.claimSql());
     }
     execute(connection, steps.applySql());
   }
@@ -89,10 +84,9 @@ public record CapturePlan(int tableId, Steps direct, Steps prepared) {
     if (sqls.isEmpty()) {
       return;
     }
-    try (Statement statement = connection.createStatement()) {
-      for (String sql : sqls) {
-        statement.execute(sql);
-      }
+    CaptureStatements statements = CaptureStatements.of(connection);
+    for (String sql : sqls) {
+      statements.execute(sql);
     }
   }
 }
