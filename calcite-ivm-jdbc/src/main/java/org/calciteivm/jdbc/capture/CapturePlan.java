@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.capture;
 import com.google.common.collect.ImmutableList;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -51,7 +52,7 @@ public record CapturePlan(int tableId, Steps direct, Steps prepared) {
 
   /** Creates the stage table of the prepared form if needed. */
   public void setUp(Connection connection) throws SQLException {
-    execute(connection, prepared.setupSql());
+    setUp(connection, prepared);
   }
 
   /**
@@ -66,10 +67,23 @@ public record CapturePlan(int tableId, Steps direct, Steps prepared) {
 
   /** Runs the write (without parameters) in its direct form; returns the number of rows written. */
   public long run(Connection connection) throws SQLException {
-    execute(connection, direct.setupSql());
+    setUp(connection, direct);
     long rows = CaptureStatements.of(connection).execute(direct.sql());
     finish(connection, direct);
     return rows;
+  }
+
+  /**
+   * Creates the stage table of {@code steps}, with a statement of its own each time: DuckDB runs a
+   * prepared CREATE TABLE again, after the transaction that created the table rolled back, as one
+   * of a table without columns.
+   */
+  private static void setUp(Connection connection, Steps steps) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      for (String sql : steps.setupSql()) {
+        statement.execute(sql);
+      }
+    }
   }
 
   private void finish(Connection connection, Steps steps) throws SQLException {

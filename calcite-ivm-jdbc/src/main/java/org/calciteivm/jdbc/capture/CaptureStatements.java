@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
- * The statements a capture runs itself (they take no parameters), prepared once per DuckDB
+ * The statements a capture runs itself (they take no parameters; no DDL), prepared once per DuckDB
  * connection and kept for the next write: DuckDB plans a capture's statement in up to a few
  * milliseconds (5 ms for the UPDATE of TPC-H's lineitem in the benchmark, where the statement runs
  * in 30 to 50 ms). A direct write's statement holds the user's text, so it is kept only if short: a

@@ -21,9 +21,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * changes) or that both delete it, but lets an UPDATE and a DELETE of one row, or UPDATEs of
  * different columns, both commit. The delta would then remove an old row twice, or add a new row
  * that never existed, and the view would differ from its query. So every captured UPDATE or DELETE
- * claims the rowids it staged here before it changes the table, and fails with a {@link
- * RowConflictException} if another transaction claimed one of them and is still open, or committed
- * after this transaction's snapshot began.
+ * claims the rowids it changes here, in its transaction before that can commit, and fails with a
+ * {@link RowConflictException} (which aborts the transaction) if another transaction claimed one of
+ * them and is still open, or committed after this transaction's snapshot began.
  *
  * <p>Every captured write of a database runs in this JVM (DuckDB lets one process open a file), so
  * this registry sees them all. A transaction's snapshot begins at its first access to the database,

@@ -61,10 +61,7 @@ class CaptureFormsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("writes")
   void bothFormsWriteAsDuckDbDoes(String sql, List<String> params) throws SQLException {
-    String literal = sql;
-    for (String param : params) {
-      literal = literal.replaceFirst("\\?", param);
-    }
+    String literal = literal(sql, params);
     for (boolean prepared : new boolean[] {false, true}) {
       try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:");
           Connection plain = DriverManager.getConnection("jdbc:duckdb:")) {
@@ -133,6 +130,37 @@ class CaptureFormsTest {
     }
   }
 
+  /** A rollback drops the stage table created in its transaction; the next write makes it again. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("writes")
+  void writesAfterARollbackCaptureAsBefore(String sql, List<String> params) throws SQLException {
+    for (boolean prepared : new boolean[] {false, true}) {
+      try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
+        setUp(ivm);
+        createViews(ivm);
+        ivm.setAutoCommit(false);
+        try (PreparedStatement statement = prepared ? ivm.prepareStatement(sql) : null) {
+          for (int attempt = 0; attempt < 2; attempt++) {
+            if (prepared) {
+              for (int i = 0; i < params.size(); i++) {
+                bind(statement, i + 1, params.get(i));
+              }
+              statement.executeUpdate();
+            } else {
+              execute(ivm, literal(sql, params));
+            }
+            if (attempt == 0) {
+              ivm.rollback();
+            }
+          }
+        }
+        ivm.commit();
+        ivm.setAutoCommit(true);
+        assertViewsMatch(ivm, (prepared ? "prepared" : "direct") + ", after a rollback");
+      }
+    }
+  }
+
   /** A direct write claims its rowids' runs, or one range when it changes many rows. */
   @Test
   void directWritesClaimTheirRows(@TempDir Path dir) throws SQLException {
@@ -180,6 +208,15 @@ class CaptureFormsTest {
       assertThat(rows(ivm, query + " EXCEPT ALL " + view)).as(where + ": v" + i).isEmpty();
       assertThat(rows(ivm, view + " EXCEPT ALL " + query)).as(where + ": v" + i).isEmpty();
     }
+  }
+
+  /** {@code sql} with its parameter markers replaced by {@code params}, SQL literals. */
+  private static String literal(String sql, List<String> params) {
+    String literal = sql;
+    for (String param : params) {
+      literal = literal.replaceFirst("\\?", param);
+    }
+    return literal;
   }
 
   private static void bind(PreparedStatement statement, int index, String literal)
