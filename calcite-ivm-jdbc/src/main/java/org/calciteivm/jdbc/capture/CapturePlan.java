@@ -7,67 +7,100 @@ import java.sql.Statement;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * How one write to a tracked table is run so that its change is captured atomically with it.
+ * How one write to a tracked table is run so that its change is captured atomically with it, in two
+ * forms ({@link CaptureRewriter} makes both): {@link #run} runs the write at once; a prepared
+ * statement prepares {@link #stageSql()}, binds its parameters there and runs it between {@link
+ * #setUp} and {@link #apply}. Both keep the user's text (and parameter markers) for everything that
+ * decides which rows change and how, so the changed rows are computed once, and the delta records
+ * exactly the rows the table changed.
  *
- * <p>The write's rows are first staged in a temporary table of the connection by {@link
- * #stageSql()}, which keeps the user's text (and parameter markers) for everything that decides
- * which rows change and how; {@link #applySql()} then applies the staged change to the base table
- * and appends it, weighted, to the table's delta, and empties the stage. The changed rows are
- * computed once, and the base change is applied from the same rows the delta records.
- *
- * <p>An UPDATE or DELETE first claims the staged rows ({@link RowClaims}): the old values it staged
- * are the rows' values at commit only if no concurrent transaction changes them. Run it inside
- * {@code IvmConnection.capturing}, which says whose transaction claims them.
+ * <p>An UPDATE or DELETE claims the rowids it changes ({@link RowClaims}): the old values it
+ * records are the rows' values at commit only if no concurrent transaction changes them. The claims
+ * are taken in the write's transaction before it can commit, and a conflict aborts it. Run the plan
+ * inside {@code IvmConnection.capturing}, which says whose transaction claims them.
  *
  * @param tableId the tracked table the write changes
- * @param setupSql creates the stage table if this connection has none yet
- * @param stageSql stages the changed rows; its update count is the write's
- * @param applySql applies the staged rows to the base table and the delta
- * @param claimSql lists the staged rowids ({@link RowClaims#rowidsSql}), or null for a write of new
- *     rows only
+ * @param direct the form {@link #run} runs: one statement that changes the table, appends the
+ *     change to its delta and lists the changed rowids in a stage table
+ * @param prepared the form of a prepared statement, which must not change the table itself: DuckDB
+ *     closes a prepared statement whose execution fails, and a write that conflicted is run again
+ *     on the same statement. It stages the changed rows, which {@link #apply} then claims and
+ *     applies to the table and its delta.
  */
-public record CapturePlan(
-    int tableId,
-    ImmutableList<String> setupSql,
-    String stageSql,
-    ImmutableList<String> applySql,
-    @Nullable String claimSql) {
+public record CapturePlan(int tableId, Steps direct, Steps prepared) {
 
-  /** Creates the stage table if needed. */
+  /**
+   * The statements of one form, run in this order in one transaction.
+   *
+   * @param setupSql creates the stage table if this connection has none yet
+   * @param sql the statement with the user's text; its update count is the write's
+   * @param claimSql lists the rowids to claim ({@link RowClaims#rowidsSql}), or null for a write of
+   *     new rows only
+   * @param applySql run after the claims: apply the staged change (if {@code sql} did not) and
+   *     empty the stage
+   */
+  public record Steps(
+      ImmutableList<String> setupSql,
+      String sql,
+      @Nullable String claimSql,
+      ImmutableList<String> applySql) {}
+
+  /** The statement a prepared statement prepares: it stages the write's rows. */
+  public String stageSql() {
+    return prepared.sql();
+  }
+
+  /** Creates the stage table of the prepared form if needed. */
   public void setUp(Connection connection) throws SQLException {
-    try (Statement statement = connection.createStatement()) {
-      for (String sql : setupSql) {
-        statement.execute(sql);
-      }
-    }
+    setUp(connection, prepared);
   }
 
   /**
-   * Claims the staged rows, then applies the staged change; call inside the transaction that staged
-   * it.
+   * Claims the rows {@link #stageSql()} staged, then applies them; call inside the transaction that
+   * staged them.
    *
    * @throws RowClaims.RowConflictException if a concurrent transaction changes some of the rows
    */
   public void apply(Connection connection) throws SQLException {
-    if (claimSql != null) {
-      RowClaims.claimStaged(connection, tableId, claimSql);
-    }
+    finish(connection, prepared);
+  }
+
+  /** Runs the write (without parameters) in its direct form; returns the number of rows written. */
+  public long run(Connection connection) throws SQLException {
+    setUp(connection, direct);
+    long rows = CaptureStatements.of(connection).execute(direct.sql());
+    finish(connection, direct);
+    return rows;
+  }
+
+  /**
+   * Creates the stage table of {@code steps}, with a statement of its own each time: DuckDB runs a
+   * prepared CREATE TABLE again, after the transaction that created the table rolled back, as one
+   * of a table without columns.
+   */
+  private static void setUp(Connection connection, Steps steps) throws SQLException {
     try (Statement statement = connection.createStatement()) {
-      for (String sql : applySql) {
+      for (String sql : steps.setupSql()) {
         statement.execute(sql);
       }
     }
   }
 
-  /** Runs the whole plan (stage without parameters); returns the number of rows written. */
-  public long run(Connection connection) throws SQLException {
-    setUp(connection);
-    long rows;
-    try (Statement statement = connection.createStatement()) {
-      statement.execute(stageSql);
-      rows = statement.getLargeUpdateCount();
+  private void finish(Connection connection, Steps steps) throws SQLException {
+    if (steps.claimSql() != null) {
+      RowClaims.claimStaged(CaptureStatements.of(connection), tableId, steps.claimSql());
     }
-    apply(connection);
-    return rows;
+    execute(connection, steps.applySql());
+  }
+
+  private static void execute(Connection connection, ImmutableList<String> sqls)
+      throws SQLException {
+    if (sqls.isEmpty()) {
+      return;
+    }
+    CaptureStatements statements = CaptureStatements.of(connection);
+    for (String sql : sqls) {
+      statements.execute(sql);
+    }
   }
 }

@@ -10,9 +10,10 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.ZSets;
+import org.calciteivm.jdbc.capture.CapturePlan.Steps;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
-import org.calciteivm.jdbc.sql.ObjectName;
+import org.calciteivm.jdbc.sql.SqlToken;
 import org.calciteivm.jdbc.sql.WriteFrame;
 import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -23,28 +24,52 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * clauses after them. Everything else is copied verbatim, so any DuckDB expression, subquery or
  * parameter marker keeps working.
  *
+ * <p>The direct form is one statement whose common table expressions change the table and append
+ * the change to the delta:
+ *
  * <ul>
- *   <li>INSERT: the statement inserts into a stage table with the target's columns and defaults;
- *       the staged rows go to the table and, with weight +1, to the delta.
- *   <li>DELETE and TRUNCATE: the doomed rows are staged with their {@code rowid}; the table deletes
- *       exactly those rowids, the delta gets them with weight -1.
- *   <li>UPDATE: each target row is staged with its rowid, old values and new values (the SET
- *       expressions, cast to the column types); the table is updated from the stage by rowid, the
- *       delta gets -old and +new in one statement.
+ *   <li>INSERT: the user's INSERT returns the rows it added (as stored: defaults filled in, values
+ *       cast); they go to the delta with weight +1.
+ *   <li>DELETE and TRUNCATE: the DELETE returns the rows it removed with their {@code rowid}; they
+ *       go to the delta with weight -1.
+ *   <li>UPDATE: the target rows are selected once (materialized, so before the table changes) with
+ *       their rowid, old values and new values (the SET expressions, cast to the column types); the
+ *       delta gets -old and +new, and the table is updated from them by rowid. DuckDB runs an
+ *       UPDATE ... RETURNING as a delete and an insert, several times slower than the update, so
+ *       the UPDATE cannot return the new rows itself.
  * </ul>
  *
- * DELETE, TRUNCATE and UPDATE claim their staged rowids before they change the table ({@link
- * RowClaims}).
+ * The prepared form stages the rows with the user's text instead (the INSERT's new rows; the rowids
+ * of a DELETE; the rowids, old and new values of an UPDATE) and applies them after the claims.
+ * DELETE, TRUNCATE and UPDATE claim the changed rowids ({@link RowClaims}).
  */
 public final class CaptureRewriter {
+  /** The common table expression of the rows a write adds, removes or changes. */
+  private static final String ROWS = IvmNames.quote("_ivm_capture_rows");
+
+  private static final String DELTA = IvmNames.quote("_ivm_capture_delta");
+  private static final String UPDATED = IvmNames.quote("_ivm_capture_update");
+  private static final String ROWID = IvmNames.quote(IvmNames.ROWID_COLUMN);
+  private static final String WEIGHT_AND_EPOCH =
+      IvmNames.quote(ZSets.WEIGHT_COLUMN) + ", " + IvmNames.quote(IvmNames.EPOCH_COLUMN);
+
   private final WriteFrame frame;
   private final TrackedTable table;
   private final String sql;
+
+  /** The offset just past the statement's last token other than a semicolon. */
+  private final int end;
 
   private CaptureRewriter(WriteFrame frame, TrackedTable table) {
     this.frame = frame;
     this.table = table;
     this.sql = frame.sql();
+    List<SqlToken> tokens = frame.write().tokens();
+    int last = tokens.size() - 1;
+    while (last > 0 && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
+      last--;
+    }
+    this.end = tokens.get(last).end();
   }
 
   /**
@@ -58,6 +83,7 @@ public final class CaptureRewriter {
       case INSERT:
         return rewriter.insert();
       case DELETE:
+        rewriter.refuseReturning();
         return rewriter.delete();
       case TRUNCATE:
         return rewriter.truncate();
@@ -78,6 +104,9 @@ public final class CaptureRewriter {
               + " use UPDATE for existing rows and INSERT for new ones",
           "0A000");
     }
+    // the INSERT's text without the trailing semicolon or comment that would end or swallow what
+    // follows it
+    String insert = sql.substring(0, end);
     String stage = stage("insert");
     String columns =
         table.relation().columns().stream()
@@ -90,53 +119,97 @@ public final class CaptureRewriter {
                             ? ""
                             : " DEFAULT " + c.defaultExpression()))
             .collect(Collectors.joining(", "));
-    ObjectName target = frame.target();
-    String stageSql = sql.substring(0, target.start()) + stage + sql.substring(target.end());
+    // new rows claim nothing: no other transaction sees them before this one commits
     return new CapturePlan(
         table.id(),
-        ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
-        stageSql,
-        ImmutableList.of(
-            "INSERT INTO " + target() + " SELECT * FROM " + stage,
-            deltaInsert(captured(""), "1", stage),
-            "DELETE FROM " + stage),
-        null);
+        new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
+        new Steps(
+            ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
+            // the user's INSERT, into the stage
+            insert.substring(0, frame.target().start())
+                + stage
+                + insert.substring(frame.target().end()),
+            null,
+            ImmutableList.of(
+                appendInserted("INSERT INTO " + target() + " SELECT * FROM " + stage),
+                "DELETE FROM " + stage)));
   }
 
-  private CapturePlan delete() throws SQLException {
-    refuseReturning();
-    return deleteRows(selectTargetRows(""));
+  /** Runs {@code insert}, an INSERT into the target, and appends the rows it added to the delta. */
+  private String appendInserted(String insert) {
+    return "WITH "
+        + ROWS
+        + " AS ("
+        + insert
+        + " RETURNING "
+        + returning("")
+        + ") "
+        + deltaInsert(captured(""), "1");
+  }
+
+  private CapturePlan delete() {
+    return deleteRows(
+        sql.substring(0, end),
+        qualifier(),
+        "INSERT INTO " + rowidStage() + " " + selectTargetRows(""));
   }
 
   private CapturePlan truncate() {
+    String relation = frame.text(frame.relation());
     return deleteRows(
-        "SELECT rowid" + capturedColumns(", ", "") + " FROM " + frame.text(frame.relation()));
+        "DELETE FROM " + relation,
+        IvmNames.quote(frame.target().name()),
+        "INSERT INTO " + rowidStage() + " SELECT rowid FROM " + relation);
   }
 
-  private CapturePlan deleteRows(String select) {
-    String stage = stage("delete");
+  /**
+   * DELETE or TRUNCATE: run directly, {@code delete} (a DELETE of the target, {@code qualifier} in
+   * it) returns the rows it removes; prepared, {@code stageRowids} stages their rowids, and the
+   * apply deletes the staged rowids, returning the rows.
+   */
+  private CapturePlan deleteRows(String delete, String qualifier, String stageRowids) {
+    String stage = rowidStage();
     return new CapturePlan(
         table.id(),
-        ImmutableList.of(
-            "CREATE TEMP TABLE IF NOT EXISTS "
+        claimed(
+            "WITH "
+                + ROWS
+                + " AS ("
+                + delete
+                + " RETURNING "
+                + qualifier
+                + ".rowid AS "
+                + ROWID
+                + capturedColumns(", ", qualifier + ".")
+                + "), "
+                + DELTA
+                + " AS ("
+                + deltaInsert(captured(""), "-1")
+                + ") INSERT INTO "
                 + stage
-                + " ("
-                + IvmNames.quote(IvmNames.ROWID_COLUMN)
-                + " BIGINT"
-                + capturedDefinitions()
-                + ")"),
-        "INSERT INTO " + stage + " " + select,
-        ImmutableList.of(
-            "DELETE FROM "
-                + target()
-                + " WHERE rowid IN (SELECT "
-                + IvmNames.quote(IvmNames.ROWID_COLUMN)
+                + " SELECT "
+                + ROWID
                 + " FROM "
-                + stage
-                + ")",
-            deltaInsert(captured(""), "-1", stage),
-            "DELETE FROM " + stage),
-        claimSql(stage));
+                + ROWS),
+        new Steps(
+            rowidStageSetup(),
+            stageRowids,
+            RowClaims.rowidsSql(stage, ROWID),
+            ImmutableList.of(
+                // a rowid staged twice (by a batch) is deleted, and recorded, once
+                "WITH "
+                    + ROWS
+                    + " AS (DELETE FROM "
+                    + target()
+                    + " WHERE rowid IN (SELECT "
+                    + ROWID
+                    + " FROM "
+                    + stage
+                    + ") RETURNING "
+                    + returning("")
+                    + ") "
+                    + deltaInsert(captured(""), "-1"),
+                "DELETE FROM " + stage)));
   }
 
   private @Nullable CapturePlan update() throws SQLException {
@@ -151,15 +224,14 @@ public final class CaptureRewriter {
     String newValues =
         assignments.entrySet().stream()
             .map(
-                a -> ", CAST((" + a.getValue() + ") AS " + columns.get(a.getKey()).dataType() + ")")
+                a ->
+                    ", CAST(("
+                        + a.getValue()
+                        + ") AS "
+                        + columns.get(a.getKey()).dataType()
+                        + ") AS "
+                        + newValueColumn(a.getKey()))
             .collect(Collectors.joining());
-    String stage = stage("update");
-    String stageColumns =
-        IvmNames.quote(IvmNames.ROWID_COLUMN)
-            + capturedColumns(", ", "")
-            + assignments.keySet().stream()
-                .map(i -> ", " + newValueColumn(i))
-                .collect(Collectors.joining());
     String newRow =
         table.capturedColumns().stream()
             .map(table.relation()::columnIndex)
@@ -174,68 +246,125 @@ public final class CaptureRewriter {
         assignments.keySet().stream()
             .map(i -> IvmNames.quote(columns.get(i).name()) + " = s." + newValueColumn(i))
             .collect(Collectors.joining(", "));
-    String rowid = IvmNames.quote(IvmNames.ROWID_COLUMN);
+    String targetRows = selectTargetRows(capturedColumns(", ", qualifier() + ".") + newValues);
+    return new CapturePlan(
+        table.id(),
+        // materialized: the old values are read once, before the UPDATE changes them
+        claimed(
+            "WITH "
+                + ROWS
+                + " AS MATERIALIZED ("
+                + targetRows
+                + "), "
+                + DELTA
+                + " AS ("
+                + updateDelta(ROWS, newRow)
+                + "), "
+                + UPDATED
+                + " AS ("
+                + updateFrom(ROWS, set)
+                + ") INSERT INTO "
+                + rowidStage()
+                + " SELECT "
+                + ROWID
+                + " FROM "
+                + ROWS),
+        stagedUpdate(targetRows, assignments.keySet(), newRow, set));
+  }
+
+  /** The prepared form of an UPDATE: its rowids, old and new values staged, then applied. */
+  private Steps stagedUpdate(
+      String targetRows, Iterable<Integer> assigned, String newRow, String set) {
+    List<Column> columns = table.relation().columns();
+    StringBuilder stageColumns = new StringBuilder(ROWID + capturedColumns(", ", ""));
+    assigned.forEach(i -> stageColumns.append(", ").append(newValueColumn(i)));
+    String stage = stage("update");
+    String capturedDefinitions =
+        table.capturedColumns().stream()
+            .map(name -> columns.get(table.relation().columnIndex(name)))
+            .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
+            .collect(Collectors.joining());
     String newValueDefinitions =
         IntStream.range(0, columns.size())
             .mapToObj(i -> ", " + newValueColumn(i) + " " + columns.get(i).dataType())
             .collect(Collectors.joining());
-    return new CapturePlan(
-        table.id(),
+    return new Steps(
         ImmutableList.of(
             "CREATE TEMP TABLE IF NOT EXISTS "
                 + stage
                 + " ("
-                + rowid
+                + ROWID
                 + " BIGINT"
-                + capturedDefinitions()
+                + capturedDefinitions
                 + newValueDefinitions
                 + ")"),
-        "INSERT INTO " + stage + " (" + stageColumns + ") " + selectTargetRows(newValues),
+        "INSERT INTO " + stage + " (" + stageColumns + ") " + targetRows,
+        RowClaims.rowidsSql(stage, ROWID),
         ImmutableList.of(
-            "UPDATE "
-                + target()
-                + " AS _ivm_t SET "
-                + set
-                + " FROM "
-                + stage
-                + " AS s WHERE _ivm_t.rowid = s."
-                + rowid,
-            "INSERT INTO "
-                + table.deltaTable()
-                + " ("
-                + table.capturedColumnsThenComma("")
-                + WEIGHT_AND_EPOCH
-                + ") SELECT "
-                + captured("")
-                + "-1, NULL FROM "
-                + stage
-                + " UNION ALL SELECT "
-                + newRow
-                + "1, NULL FROM "
-                + stage,
-            "DELETE FROM " + stage),
-        claimSql(stage));
+            "WITH " + DELTA + " AS (" + updateDelta(stage, newRow) + ") " + updateFrom(stage, set),
+            "DELETE FROM " + stage));
+  }
+
+  /** Appends -old and +new ({@code newRow}) of the changed rows {@code rows} to the delta. */
+  private String updateDelta(String rows, String newRow) {
+    return "INSERT INTO "
+        + table.deltaTable()
+        + " ("
+        + captured("")
+        + WEIGHT_AND_EPOCH
+        + ") SELECT "
+        + captured("")
+        + "-1, NULL FROM "
+        + rows
+        + " UNION ALL SELECT "
+        + newRow
+        + "1, NULL FROM "
+        + rows;
+  }
+
+  /** Updates the target by {@code set} from the changed rows {@code rows}, by rowid. */
+  private String updateFrom(String rows, String set) {
+    return "UPDATE "
+        + target()
+        + " AS _ivm_t SET "
+        + set
+        + " FROM "
+        + rows
+        + " AS s WHERE _ivm_t.rowid = s."
+        + ROWID;
   }
 
   /**
-   * The query that selects the target rows of a DELETE or UPDATE: their rowid, captured columns and
-   * {@code extra}, from the target (with its alias) and the rest of the statement (its joined
-   * relations and WHERE clause). With joins a row may match several times; it changes once.
+   * The direct form of a DELETE, TRUNCATE or UPDATE: {@code sql}, which lists the changed rowids in
+   * the rowid stage, whose rows are then claimed.
    */
-  private String selectTargetRows(String extra) {
-    String qualifier =
-        IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
-    String tail =
-        frame.joined() == null ? frame.text(frame.rest()) : ", " + frame.text(frame.joined());
+  private Steps claimed(String sql) {
+    String stage = rowidStage();
+    return new Steps(
+        rowidStageSetup(),
+        sql,
+        RowClaims.rowidsSql(stage, ROWID),
+        ImmutableList.of("DELETE FROM " + stage));
+  }
+
+  /**
+   * The query that selects the target rows of a DELETE or UPDATE: their rowid and {@code columns}
+   * (a select list, each item after a comma), from the target (with its alias) and the rest of the
+   * statement (its joined relations and WHERE clause). With joins a row may match several times; it
+   * changes once.
+   */
+  private String selectTargetRows(String columns) {
+    String qualifier = qualifier();
+    int tail = frame.joined() == null ? frame.rest().start() : frame.joined().start();
     return "SELECT "
         + qualifier
-        + ".rowid"
-        + capturedColumns(", ", qualifier + ".")
-        + extra
+        + ".rowid AS "
+        + ROWID
+        + columns
         + " FROM "
         + frame.text(frame.relation())
-        + " "
-        + tail
+        + (frame.joined() == null ? " " : ", ")
+        + (tail < end ? sql.substring(tail, end) : "")
         + (frame.joined() != null
             ? " QUALIFY row_number() OVER (PARTITION BY " + qualifier + ".rowid) = 1"
             : "");
@@ -286,6 +415,11 @@ public final class CaptureRewriter {
     return table.relation().qualifiedName();
   }
 
+  /** The alias of the target, or its name if it has none, quoted. */
+  private String qualifier() {
+    return IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
+  }
+
   /**
    * The connection's stage table for {@code purpose}; its name tells the table's columns and the
    * captured columns apart, so a connection's stage from before a view made the table capture more
@@ -298,17 +432,19 @@ public final class CaptureRewriter {
         IvmNames.stageTable(purpose, table.id()) + "_" + Integer.toUnsignedString(shape, 36));
   }
 
-  /** The query that lists the rowids staged in {@code stage} for {@link RowClaims}. */
-  private static String claimSql(String stage) {
-    return RowClaims.rowidsSql(stage, IvmNames.quote(IvmNames.ROWID_COLUMN));
+  /** The connection's stage table of the rowids a write changed, to be claimed. */
+  private String rowidStage() {
+    return IvmNames.qualified("temp", IvmNames.stageTable("rowids", table.id()));
+  }
+
+  private ImmutableList<String> rowidStageSetup() {
+    return ImmutableList.of(
+        "CREATE TEMP TABLE IF NOT EXISTS " + rowidStage() + " (" + ROWID + " BIGINT)");
   }
 
   private static String newValueColumn(int index) {
     return IvmNames.quote(IvmNames.NEW_VALUE_PREFIX + index);
   }
-
-  private static final String WEIGHT_AND_EPOCH =
-      IvmNames.quote(ZSets.WEIGHT_COLUMN) + ", " + IvmNames.quote(IvmNames.EPOCH_COLUMN);
 
   /** The captured columns, each preceded by {@code separator} and {@code qualifier}. */
   private String capturedColumns(String separator, String qualifier) {
@@ -322,26 +458,26 @@ public final class CaptureRewriter {
     return table.capturedColumnsThenComma(qualifier);
   }
 
-  /** Stage column definitions of the captured columns, each preceded by a comma. */
-  private String capturedDefinitions() {
-    List<Column> columns = table.relation().columns();
-    return table.capturedColumns().stream()
-        .map(name -> columns.get(table.relation().columnIndex(name)))
-        .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
-        .collect(Collectors.joining());
+  /**
+   * A RETURNING list of the captured columns, each prefixed by {@code qualifier}: {@code NULL} if
+   * there are none, as a RETURNING list cannot be empty.
+   */
+  private String returning(String qualifier) {
+    String columns = capturedColumns(", ", qualifier);
+    return columns.isEmpty() ? "NULL" : columns.substring(2);
   }
 
-  /** Appends {@code columns} (the captured columns of the stage) with weight {@code weight}. */
-  private String deltaInsert(String columns, String weight, String stage) {
+  /** Appends {@code columns} (the captured columns of {@link #ROWS}) with weight {@code weight}. */
+  private String deltaInsert(String columns, String weight) {
     return "INSERT INTO "
         + table.deltaTable()
         + " ("
-        + table.capturedColumnsThenComma("")
+        + captured("")
         + WEIGHT_AND_EPOCH
         + ") SELECT "
         + columns
         + weight
         + ", NULL FROM "
-        + stage;
+        + ROWS;
   }
 }

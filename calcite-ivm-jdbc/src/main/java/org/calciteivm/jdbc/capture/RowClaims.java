@@ -1,9 +1,6 @@
 package org.calciteivm.jdbc.capture;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,9 +21,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * changes) or that both delete it, but lets an UPDATE and a DELETE of one row, or UPDATEs of
  * different columns, both commit. The delta would then remove an old row twice, or add a new row
  * that never existed, and the view would differ from its query. So every captured UPDATE or DELETE
- * claims the rowids it staged here before it changes the table, and fails with a {@link
- * RowConflictException} if another transaction claimed one of them and is still open, or committed
- * after this transaction's snapshot began.
+ * claims the rowids it changes here, in its transaction before that can commit, and fails with a
+ * {@link RowConflictException} (which aborts the transaction) if another transaction claimed one of
+ * them and is still open, or committed after this transaction's snapshot began.
  *
  * <p>Every captured write of a database runs in this JVM (DuckDB lets one process open a file), so
  * this registry sees them all. A transaction's snapshot begins at its first access to the database,
@@ -100,40 +97,45 @@ public final class RowClaims {
 
   /**
    * Claims the rows staged for a write to table {@code tableId}, listed by {@code rowidsSql} (see
-   * {@link #rowidsSql}), for the transaction of the session in scope on this thread: each run of
-   * consecutive rowids, or one range from the first to the last if there are more than {@link
-   * #MAX_ROWS} (keeping them all would cost more than the conflicts the gaps avoid).
+   * {@link #rowidsSql}) on the connection of {@code duckDb}, for the transaction of the session in
+   * scope on this thread: each run of consecutive rowids, or one range from the first to the last
+   * if there are more than {@link #MAX_ROWS} (keeping them all would cost more than the conflicts
+   * the gaps avoid).
    *
    * @throws RowConflictException if a concurrent transaction claimed one of them
    */
-  static void claimStaged(Connection duckDb, int tableId, String rowidsSql) throws SQLException {
+  static void claimStaged(CaptureStatements duckDb, int tableId, String rowidsSql)
+      throws SQLException {
     Session session = SCOPE.get();
     if (session == null) {
       throw new IllegalStateException(
           "a captured write ran outside IvmConnection.capturing: its rows were not claimed");
     }
-    long[] rowids = new long[16];
-    int count = 0;
-    try (Statement statement = duckDb.createStatement()) {
-      try (ResultSet rs = statement.executeQuery(rowidsSql + " LIMIT " + (MAX_ROWS + 1))) {
-        while (rs.next()) {
-          if (count == rowids.length) {
-            rowids = Arrays.copyOf(rowids, 2 * count);
-          }
-          rowids[count++] = rs.getLong(1);
-        }
-      }
-      if (count > MAX_ROWS) {
-        try (ResultSet rs =
-            statement.executeQuery("SELECT min(r), max(r) FROM (" + rowidsSql + ") AS s(r)")) {
-          rs.next();
-          session.claim(tableId, RowidRanges.of(rs.getLong(1), rs.getLong(2)));
-        }
-        return;
-      }
-    }
-    if (count > 0) {
-      session.claim(tableId, RowidRanges.runs(rowids, count));
+    long[] rowids =
+        duckDb.query(
+            rowidsSql + " LIMIT " + (MAX_ROWS + 1),
+            rs -> {
+              long[] read = new long[16];
+              int count = 0;
+              while (rs.next()) {
+                if (count == read.length) {
+                  read = Arrays.copyOf(read, 2 * count);
+                }
+                read[count++] = rs.getLong(1);
+              }
+              return Arrays.copyOf(read, count);
+            });
+    if (rowids.length > MAX_ROWS) {
+      session.claim(
+          tableId,
+          duckDb.query(
+              "SELECT min(r), max(r) FROM (" + rowidsSql + ") AS s(r)",
+              rs -> {
+                rs.next();
+                return RowidRanges.of(rs.getLong(1), rs.getLong(2));
+              }));
+    } else if (rowids.length > 0) {
+      session.claim(tableId, RowidRanges.runs(rowids, rowids.length));
     }
   }
 
