@@ -78,6 +78,14 @@ public final class IvmConnection extends DelegatingConnection {
   }
 
   /**
+   * Records that a refresh on this connection wrote rows into the change log of the tracked
+   * relation {@code tableId} (see {@link TransactionState#changeLogWritten}).
+   */
+  public void changeLogWritten(int tableId) throws SQLException {
+    transaction.changeLogWritten(tableId);
+  }
+
+  /**
    * Runs {@code work} atomically: inside the transaction that is open, or else in a transaction of
    * its own that commits when it succeeds and rolls back when it fails. Inside a user's transaction
    * a failure aborts that transaction, as a failing DuckDB statement does.

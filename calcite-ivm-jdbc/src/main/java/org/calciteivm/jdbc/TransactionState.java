@@ -111,6 +111,19 @@ final class TransactionState {
   }
 
   /**
+   * Records that this connection wrote rows into the change log of tracked relation {@code tableId}
+   * (a refresh of a materialized view other views read): as a captured write, the database is told
+   * once the transaction ended, or now if none is open.
+   */
+  void changeLogWritten(int tableId) throws SQLException {
+    if (inTransaction()) {
+      capturedInTransaction.add(tableId);
+    } else {
+      database.capturesEnded(List.of(tableId));
+    }
+  }
+
+  /**
    * Makes DuckDB abort the open transaction, as it does itself after its own conflicts but not
    * after the driver's: then every later statement of the transaction fails until it is rolled
    * back, and nothing of it can commit.

@@ -33,6 +33,14 @@ public final class ChangeCapture {
               + " use REFRESH or DROP MATERIALIZED VIEW",
           "42501");
     }
+    if (write.target().schema().equalsIgnoreCase("main")
+        && catalog.view(write.target().name()).isPresent()) {
+      throw new SQLException(
+          "materialized view \""
+              + write.target().name()
+              + "\" cannot be written: it changes only by REFRESH MATERIALIZED VIEW",
+          "42809");
+    }
     Optional<TrackedTable> tracked =
         catalog.trackedTable(write.target().schema(), write.target().name());
     if (tracked.isEmpty()) {

@@ -91,11 +91,9 @@ public final class CalciteSchemas {
         schema = root.add(relation.schema(), new AbstractSchema());
       }
       Statistic statistic = Statistics.of(referentialConstraints(catalog, relation));
-      schema.add(
-          relation.name(),
-          relation.isTable()
-              ? new DuckDbBaseTable(relation, statistic, planning)
-              : new DuckDbTable(relation, statistic));
+      // a view is changing too once tracked: the user view of a materialized view that another
+      // materialized view reads
+      schema.add(relation.name(), new DuckDbBaseTable(relation, statistic, planning));
     }
     tracked.forEach(planning::track);
     if (root.getSubSchema("main") == null) {
@@ -167,7 +165,10 @@ public final class CalciteSchemas {
     }
   }
 
-  /** A base table: a {@link ChangingTable} while it is tracked. */
+  /**
+   * A table or view: a {@link ChangingTable} while it is tracked (a base table, or the user view of
+   * a materialized view that other materialized views read, whose change log its refresh fills).
+   */
   static final class DuckDbBaseTable extends DuckDbTable implements ChangingTable {
     private final PlanningSchema planning;
 

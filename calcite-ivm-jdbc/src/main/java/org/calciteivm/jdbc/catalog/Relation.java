@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
 import org.calciteivm.core.IvmNames;
 
 /**
@@ -37,6 +38,11 @@ public record Relation(
       }
     }
     return -1;
+  }
+
+  /** The names of its columns, in order. */
+  public ImmutableSet<String> columnNames() {
+    return columns.stream().map(Column::name).collect(ImmutableSet.toImmutableSet());
   }
 
   /** The quoted, schema-qualified name. */

@@ -22,6 +22,7 @@ import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
+import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
@@ -52,6 +53,26 @@ public final class MaterializedViews {
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
+    // views whose programs must be planned again: they write a change log now
+    List<Integer> replanned = new ArrayList<>();
+    // no refresh runs meanwhile: one that began before a view read by the new one writes its
+    // change log would not write the change the new view's first state misses
+    database.refreshing(
+        () -> {
+          createLocked(connection, statement, name, replanned);
+          replanned.forEach(database::evictProgram);
+          return null;
+        });
+  }
+
+  private static void createLocked(
+      IvmConnection connection,
+      CreateMaterializedView statement,
+      String name,
+      List<Integer> replanned)
+      throws SQLException {
+    IvmDatabase database = connection.database();
+    Connection duckDb = connection.duckDb();
     RefreshProgram program =
         database.changeCatalog(
             () -> {
@@ -75,7 +96,13 @@ public final class MaterializedViews {
               return connection.atomically(
                   () ->
                       createInTransaction(
-                          database, duckDb, catalog, name, statement, connection.settings()));
+                          database,
+                          duckDb,
+                          catalog,
+                          name,
+                          statement,
+                          connection.settings(),
+                          replanned));
             });
     if (program != null) {
       database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
@@ -88,7 +115,8 @@ public final class MaterializedViews {
       CatalogSnapshot catalog,
       String name,
       CreateMaterializedView statement,
-      IvmSettings settings)
+      IvmSettings settings,
+      List<Integer> replanned)
       throws SQLException {
     String query = statement.query();
     // planned in place, so that positions in messages are the statement's
@@ -109,10 +137,13 @@ public final class MaterializedViews {
           duckDbCatalog
               .find(schema, table)
               .orElseThrow(() -> new IllegalStateException("planned table vanished: " + table));
-      if (!relation.isTable()) {
-        String what = catalog.view(table).isPresent() ? "materialized view " : "view ";
+      boolean readsView = !relation.isTable();
+      if (readsView && !isMaterializedView(catalog, relation)) {
         throw UnsupportedViewException.notYet(
-            name, "reading the " + what + "\"" + relation.name() + "\" (read its tables instead)");
+            name,
+            "reading the view \""
+                + relation.name()
+                + "\" (read its tables, or make it a materialized view)");
       }
       for (Column column : relation.columns()) {
         if (IvmNames.isReservedColumn(column.name())) {
@@ -129,7 +160,15 @@ public final class MaterializedViews {
       }
       Set<String> columns = analysis.usedColumns().get(qualifiedName);
       TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);
-      if (trackedTable == null) {
+      if (trackedTable == null && readsView) {
+        // every column: the view's refresh writes whole rows into its change log
+        trackedTable = IvmCatalog.track(duckDb, relation, relation.columnNames());
+        tracked.add(trackedTable);
+        // its refresh program must now write its change
+        ViewEntry below = catalog.view(relation.name()).orElseThrow();
+        StoredPrograms.replan(duckDb, List.of(below.id()));
+        replanned.add(below.id());
+      } else if (trackedTable == null) {
         trackedTable = IvmCatalog.track(duckDb, relation, columns);
         tracked.add(trackedTable);
       } else if (!trackedTable.capturedColumns().containsAll(columns)) {
@@ -193,6 +232,19 @@ public final class MaterializedViews {
             throw notAView(duckDb, name);
           }
           ViewEntry view = found.get();
+          List<ViewEntry> readers = readersOf(catalog, view);
+          if (!readers.isEmpty()) {
+            throw new SQLException(
+                "cannot drop materialized view \""
+                    + view.name()
+                    + "\": "
+                    + ViewEntry.dependents(readers, "reads it", "read it")
+                    + " (drop "
+                    + (readers.size() == 1 ? "that view" : "those views")
+                    + " first)",
+                "2BP01");
+          }
+          List<Integer> replanned = new ArrayList<>();
           connection.atomically(
               () -> {
                 try (Statement s = duckDb.createStatement()) {
@@ -205,6 +257,12 @@ public final class MaterializedViews {
                   ChangeLogs.dropPendingView(duckDb, view.id(), table);
                   if (catalog.viewsReading(tableId).size() == 1) {
                     IvmCatalog.untrack(duckDb, table);
+                    // a materialized view no other view reads writes no change log any more
+                    Optional<ViewEntry> read = materializedView(catalog, table.relation());
+                    if (read.isPresent()) {
+                      StoredPrograms.replan(duckDb, List.of(read.get().id()));
+                      replanned.add(read.get().id());
+                    }
                   } else {
                     ChangeLogs.collectGarbage(duckDb, table);
                   }
@@ -213,8 +271,51 @@ public final class MaterializedViews {
                 return null;
               });
           database.evictProgram(view.id());
+          replanned.forEach(database::evictProgram);
           return null;
         });
+  }
+
+  /** The materialized view whose user view {@code relation} is, if it is one. */
+  static Optional<ViewEntry> materializedView(CatalogSnapshot catalog, Relation relation) {
+    if (relation.isTable() || !relation.schema().equalsIgnoreCase("main")) {
+      return Optional.empty();
+    }
+    return catalog.view(relation.name());
+  }
+
+  private static boolean isMaterializedView(CatalogSnapshot catalog, Relation relation) {
+    return materializedView(catalog, relation).isPresent();
+  }
+
+  /** The materialized views that read materialized view {@code view}. */
+  private static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
+    return catalog
+        .trackedTable("main", view.name())
+        .map(log -> (List<ViewEntry>) catalog.viewsReading(log.id()))
+        .orElse(List.of());
+  }
+
+  /**
+   * The materialized views {@code view} reads, in the order a refresh of {@code view} brings them
+   * up to date: every view before the views that read it.
+   */
+  static List<ViewEntry> viewsBelow(CatalogSnapshot catalog, ViewEntry view) {
+    List<ViewEntry> order = new ArrayList<>();
+    addViewsBelow(catalog, view, order);
+    return order;
+  }
+
+  private static void addViewsBelow(
+      CatalogSnapshot catalog, ViewEntry view, List<ViewEntry> order) {
+    for (int tableId : view.inputTableIds()) {
+      Optional<ViewEntry> read =
+          materializedView(catalog, catalog.trackedTable(tableId).relation());
+      if (read.isPresent() && order.stream().noneMatch(v -> v.id() == read.get().id())) {
+        addViewsBelow(catalog, read.get(), order);
+        order.add(read.get());
+      }
+    }
   }
 
   /**
@@ -225,6 +326,33 @@ public final class MaterializedViews {
   public static RefreshExecutor.Outcome refresh(
       IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
     ViewEntry view = view(connection, name);
+    List<RefreshExecutor.Step> steps = new ArrayList<>();
+    // the views it reads first, each in a transaction of its own unless the client's is open: a
+    // view's change log keeps what the views reading it have not consumed
+    for (ViewEntry below : viewsBelow(connection.database().catalog(), view)) {
+      long started = System.nanoTime();
+      RefreshExecutor.Outcome outcome = refreshOne(connection, below, false);
+      steps.add(
+          new RefreshExecutor.Step(
+              "refresh materialized view \""
+                  + below.name()
+                  + "\", which this view reads ("
+                  + outcome.changeRows()
+                  + " change rows)",
+              "",
+              System.nanoTime() - started));
+    }
+    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
+    if (steps.isEmpty() || !timed) {
+      return outcome;
+    }
+    steps.addAll(outcome.steps());
+    return new RefreshExecutor.Outcome(
+        outcome.changeRows(), outcome.choice(), outcome.mergeMillis(), ImmutableList.copyOf(steps));
+  }
+
+  private static RefreshExecutor.Outcome refreshOne(
+      IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
     boolean loads = connection.database().cachedProgram(view.id()) == null;
     long loading = System.nanoTime();
     RefreshProgram program = program(connection, view);

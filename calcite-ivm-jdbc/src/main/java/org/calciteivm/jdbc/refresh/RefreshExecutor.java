@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.Conflicts;
@@ -106,6 +107,13 @@ public final class RefreshExecutor {
     }
     if (ownTransaction) {
       database.refreshed(view.id(), generations);
+    }
+    if (outcome.choice() != null) {
+      // the views that read this one have a change to consume now
+      Optional<TrackedTable> log = catalog.trackedTable("main", view.name());
+      if (log.isPresent()) {
+        connection.changeLogWritten(log.get().id());
+      }
     }
     return outcome;
   }

@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.refresh;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import com.google.common.collect.Maps;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,8 +39,10 @@ import org.calciteivm.rules.api.MaintainedView;
 import org.calciteivm.rules.api.StoredView;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.calciteivm.rules.merge.GroupMerge;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.calciteivm.rules.sql.SqlUnparser;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Compiles one view: plans its query with Calcite, checks it can be maintained, and writes for
@@ -67,6 +70,9 @@ public final class ViewCompiler {
   private final MaintainedView maintained;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
+
+  /** The columns of the view's query as DuckDB describes them, once asked. */
+  private @Nullable List<DescribedColumn> describedColumns;
 
   private ViewCompiler(
       Connection connection,
@@ -135,31 +141,76 @@ public final class ViewCompiler {
     AggregateState state = AggregateState.of(aggregate);
     return List.of(
         "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
-        "CREATE VIEW " + view.userView() + " AS " + readSql(view, aggregate, state));
+        "CREATE VIEW "
+            + view.userView()
+            + " AS "
+            + readSql("SELECT * FROM " + view.dataTable(), aggregate, state));
   }
 
   /**
    * The statements that recompute the stored content of {@code view} from the view's query, as
-   * {@link #creationSql} computed it first (the hidden state of an aggregate view included).
+   * {@link #creationSql} computed it first (the hidden state of an aggregate view included), and
+   * write its change into its change log if other views read it (among {@code tracked}).
    */
-  public ImmutableList<String> fullRefreshSql(ViewEntry view) {
-    return ImmutableList.of(
-        "DELETE FROM " + view.dataTable(),
-        "INSERT INTO "
-            + view.dataTable()
-            + " "
-            + (analysis.aggregate() == null ? query : maintained.storedContentSql()));
+  public ImmutableList<String> fullRefreshSql(ViewEntry view, Collection<TrackedTable> tracked)
+      throws SQLException {
+    ImmutableList<String> recompute =
+        ImmutableList.of(
+            "DELETE FROM " + view.dataTable(),
+            "INSERT INTO "
+                + view.dataTable()
+                + " "
+                + (analysis.aggregate() == null ? query : maintained.storedContentSql()));
+    ChangeEmission emission = changeEmission(view, tracked);
+    return emission == null ? recompute : emission.full(recompute);
   }
 
   /**
-   * The query users read an aggregate view through: the aggregates computed from the state (a SUM
-   * over no non-null value is NULL, an AVG divides the sum by the non-null count; see {@link
-   * AggregateState#values}), then the plan above the aggregate, written by the unparser; then each
-   * column cast to the type DuckDB gives the view's query and named as DuckDB names it. The casts
-   * are written with DuckDB's type names, which Calcite's types cannot all name (HUGEINT and
-   * DECIMAL(38,0) are one type to Calcite).
+   * How a refresh of {@code view} writes its change, if other views read it (then its user view is
+   * among {@code tracked}); null if none does.
    */
-  private String readSql(ViewEntry view, Aggregate aggregate, AggregateState state)
+  private @Nullable ChangeEmission changeEmission(ViewEntry view, Collection<TrackedTable> tracked)
+      throws SQLException {
+    TrackedTable log =
+        tracked.stream()
+            .filter(
+                t ->
+                    t.relation().schema().equalsIgnoreCase("main")
+                        && t.relation().name().equalsIgnoreCase(view.name()))
+            .findFirst()
+            .orElse(null);
+    if (log == null) {
+      return null;
+    }
+    String viewDeltaTable = IvmNames.viewDeltaTable(view.id());
+    Aggregate aggregate = analysis.aggregate();
+    String touchedGroups = null;
+    if (aggregate != null) {
+      AggregateState state = AggregateState.of(aggregate);
+      String touchedState =
+          state.keys().isEmpty()
+              ? "SELECT * FROM " + view.dataTable()
+              : "SELECT d.* FROM "
+                  + view.dataTable()
+                  + " AS d WHERE EXISTS (SELECT 1 FROM "
+                  + IvmNames.quote(viewDeltaTable)
+                  + " AS v WHERE "
+                  + GroupMerge.keysMatch(state)
+                  + ")";
+      touchedGroups = readSql(touchedState, aggregate, state);
+    }
+    return new ChangeEmission(log, view.userView(), touchedGroups, viewDeltaTable);
+  }
+
+  /**
+   * The query users read an aggregate view through, over the state rows of {@code stateSql}: the
+   * aggregates computed from the state (a SUM over no non-null value is NULL, an AVG divides the
+   * sum by the non-null count; see {@link AggregateState#values}), then the plan above the
+   * aggregate, written by the unparser; then each column cast to the type DuckDB gives the view's
+   * query and named as DuckDB names it. The casts are written with DuckDB's type names, which
+   * Calcite's types cannot all name (HUGEINT and DECIMAL(38,0) are one type to Calcite).
+   */
+  private String readSql(String stateSql, Aggregate aggregate, AggregateState state)
       throws SQLException {
     RelBuilder builder = IvmRelBuilders.withSchemaOf(plan);
     RelNode stored =
@@ -179,7 +230,10 @@ public final class ViewCompiler {
             ? "SELECT * FROM " + IvmNames.quote(GROUPS)
             : UNPARSER.toSql(
                 replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
-    List<DescribedColumn> columns = describe(query);
+    if (describedColumns == null) {
+      describedColumns = describe(query);
+    }
+    List<DescribedColumn> columns = describedColumns;
     List<String> aliases = new ArrayList<>();
     List<String> outputs = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
@@ -195,8 +249,8 @@ public final class ViewCompiler {
     }
     return "WITH "
         + IvmNames.quote(STATE)
-        + " AS (SELECT * FROM "
-        + view.dataTable()
+        + " AS ("
+        + stateSql
         + "), "
         + IvmNames.quote(GROUPS)
         + " AS ("
@@ -299,12 +353,12 @@ public final class ViewCompiler {
 
     /** The program of the view for {@code pending}, join expanded by {@code joins}. */
     synchronized RefreshProgram.Delta compile(
-        RefreshProgram.PendingChange pending, JoinStrategy joins) {
+        RefreshProgram.PendingChange pending, JoinStrategy joins) throws SQLException {
       return compileNow(pending, joins);
     }
 
     private RefreshProgram.Delta compileNow(
-        RefreshProgram.PendingChange pending, JoinStrategy joins) {
+        RefreshProgram.PendingChange pending, JoinStrategy joins) throws SQLException {
       DeltaProgram delta =
           maintained.delta(
               new Change(
@@ -313,9 +367,15 @@ public final class ViewCompiler {
                   joins));
       // a temporary table: unqualified names find the temporary schema first
       String viewDeltaTable = IvmNames.viewDeltaTable(view.id());
-      ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
+      ChangeEmission emission = changeEmission(view, tracked);
+      ImmutableMap<MergeStrategy, ImmutableList<String>> merges =
           maintained.mergeStatements(
-              delta, new StoredView(view.dataTable(), dataColumns, viewDeltaTable));
+              delta,
+              new StoredView(view.dataTable(), dataColumns, viewDeltaTable, emission != null));
+      ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
+          emission == null
+              ? merges
+              : ImmutableMap.copyOf(Maps.transformValues(merges, emission::incremental));
       return new RefreshProgram.Delta(
           joins,
           delta.terms(),

@@ -42,7 +42,7 @@ public final class ViewPrograms {
       double populationMillis)
       throws SQLException {
     ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
-    ImmutableList<String> fullRefresh = compiler.fullRefreshSql(view);
+    ImmutableList<String> fullRefresh = compiler.fullRefreshSql(view, tracked);
     StoredPrograms.storeShape(duckDb, view.id(), scanned, fullRefresh);
     RefreshStatistics.recordCreation(duckDb, view.id(), populationMillis);
     StoredDeltas deltas =
@@ -116,7 +116,7 @@ public final class ViewPrograms {
         compiler.hiddenColumns(),
         compiler.scannedTableIds(tracked),
         new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked)),
-        compiler.fullRefreshSql(view),
+        compiler.fullRefreshSql(view, tracked),
         new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
   }
 }

@@ -153,7 +153,7 @@ public final class MaintainedView {
           MergeStrategy.BAG_COUNTED,
           BagMerge.counted(stored.table(), stored.columns(), deltaTable, consolidatedSql),
           MergeStrategy.BAG_APPEND,
-          delta.negativeWeightsPossible()
+          delta.negativeWeightsPossible() || stored.keepsDelta()
               ? BagMerge.appendConsolidated(
                   stored.table(), stored.columns().size(), deltaTable, consolidatedSql)
               : BagMerge.append(stored.table(), stored.columns().size(), UNPARSER.toSql(named)));
@@ -161,10 +161,19 @@ public final class MaintainedView {
     AggregateState state = AggregateState.of(aggregate);
     String deltaSql = UNPARSER.toSql(delta.plan());
     ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
-    statements.put(
-        MergeStrategy.GROUP_MERGE, GroupMerge.merge(stored.table(), state, deltaSql, true));
-    statements.put(
-        MergeStrategy.GROUP_APPEND, GroupMerge.merge(stored.table(), state, deltaSql, false));
+    for (MergeStrategy merge : List.of(MergeStrategy.GROUP_MERGE, MergeStrategy.GROUP_APPEND)) {
+      boolean deleteEmptyGroups = merge == MergeStrategy.GROUP_MERGE;
+      statements.put(
+          merge,
+          stored.keepsDelta()
+              ? ImmutableList.<String>builder()
+                  .add(GroupMerge.createDeltaTable(deltaTable, deltaSql))
+                  .addAll(
+                      GroupMerge.merge(
+                          stored.table(), state, "SELECT * FROM " + deltaTable, deleteEmptyGroups))
+                  .build()
+              : GroupMerge.merge(stored.table(), state, deltaSql, deleteEmptyGroups));
+    }
     if (state.hasMinMax()) {
       statements.put(
           MergeStrategy.GROUP_RECOMPUTE,
@@ -175,7 +184,8 @@ public final class MaintainedView {
               deltaSql,
               UNPARSER.toSql(
                   touchedGroupsState(
-                      aggregate, state, delta.plan().getRowType(), stored.deltaTable()))));
+                      aggregate, state, delta.plan().getRowType(), stored.deltaTable())),
+              !stored.keepsDelta()));
     }
     return statements.buildOrThrow();
   }

@@ -62,17 +62,24 @@ public final class GroupMerge {
     return ImmutableList.of(merge.toString());
   }
 
+  /** The statement that keeps the view delta {@code deltaSql} in the temporary table. */
+  public static String createDeltaTable(String viewDeltaTable, String deltaSql) {
+    return "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + deltaSql;
+  }
+
   /**
-   * {@code GROUP_RECOMPUTE}: the groups the change touches (the keys of {@code deltaSql}) are
-   * deleted and recomputed from the base data by {@code recomputeSql}, which reads only those
-   * groups' rows; a group left without rows is not re-created.
+   * {@code GROUP_RECOMPUTE}: the groups the change touches (the keys of {@code deltaSql}, kept in
+   * {@code viewDeltaTable}) are deleted and recomputed from the base data by {@code recomputeSql},
+   * which reads only those groups' rows; a group left without rows is not re-created. With {@code
+   * dropDeltaTable} the last statement drops the kept delta.
    */
   public static ImmutableList<String> recompute(
       String dataTable,
       AggregateState state,
       String viewDeltaTable,
       String deltaSql,
-      String recomputeSql) {
+      String recomputeSql,
+      boolean dropDeltaTable) {
     String delete =
         state.keys().isEmpty()
             ? "DELETE FROM " + dataTable
@@ -82,14 +89,22 @@ public final class GroupMerge {
                 + viewDeltaTable
                 + " AS v WHERE "
                 + keysMatch(state);
-    return ImmutableList.of(
-        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + deltaSql,
-        delete,
-        "INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql,
-        "DROP TABLE " + viewDeltaTable);
+    ImmutableList.Builder<String> statements =
+        ImmutableList.<String>builder()
+            .add(createDeltaTable(viewDeltaTable, deltaSql))
+            .add(delete)
+            .add("INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql);
+    if (dropDeltaTable) {
+      statements.add("DROP TABLE " + viewDeltaTable);
+    }
+    return statements.build();
   }
 
-  private static String keysMatch(AggregateState state) {
+  /**
+   * The condition that a stored group {@code d} and a group {@code v} of the view delta have the
+   * same keys (NULL-safe); TRUE for an aggregate without GROUP BY.
+   */
+  public static String keysMatch(AggregateState state) {
     if (state.keys().isEmpty()) {
       return "TRUE";
     }
