@@ -214,24 +214,6 @@ public final class StoredPrograms {
     }
   }
 
-  /**
-   * Makes the views {@code viewIds} planned again at their next refresh: deletes their programs and
-   * their recorded shape (when whether they write a change log changes).
-   */
-  public static void replan(Connection connection, Collection<Integer> viewIds)
-      throws SQLException {
-    forget(connection, viewIds);
-    try (Statement s = connection.createStatement()) {
-      for (int viewId : viewIds) {
-        s.execute(
-            "UPDATE "
-                + IvmCatalog.VIEWS
-                + " SET scanned_table_ids = NULL, full_refresh_sql = NULL WHERE view_id = "
-                + viewId);
-      }
-    }
-  }
-
   /** Deletes the programs of the views {@code viewIds}. */
   public static void forget(Connection connection, Collection<Integer> viewIds)
       throws SQLException {

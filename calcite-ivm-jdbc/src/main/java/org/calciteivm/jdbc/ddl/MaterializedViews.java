@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.calciteivm.core.IvmNames;
@@ -22,7 +24,6 @@ import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
-import org.calciteivm.jdbc.catalog.StoredPrograms;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
@@ -53,14 +54,14 @@ public final class MaterializedViews {
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
-    // views whose programs must be planned again: they write a change log now
-    List<Integer> replanned = new ArrayList<>();
+    // the programs of the views the new one reads that write a change log now
+    Map<Integer, RefreshProgram> replanned = new HashMap<>();
     // no refresh runs meanwhile: one that began before a view read by the new one writes its
     // change log would not write the change the new view's first state misses
     database.refreshing(
         () -> {
           createLocked(connection, statement, name, replanned);
-          replanned.forEach(database::evictProgram);
+          replanned.forEach(database::cacheProgram);
           return null;
         });
   }
@@ -69,7 +70,7 @@ public final class MaterializedViews {
       IvmConnection connection,
       CreateMaterializedView statement,
       String name,
-      List<Integer> replanned)
+      Map<Integer, RefreshProgram> replanned)
       throws SQLException {
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
@@ -116,7 +117,7 @@ public final class MaterializedViews {
       String name,
       CreateMaterializedView statement,
       IvmSettings settings,
-      List<Integer> replanned)
+      Map<Integer, RefreshProgram> replanned)
       throws SQLException {
     String query = statement.query();
     // planned in place, so that positions in messages are the statement's
@@ -129,6 +130,7 @@ public final class MaterializedViews {
     List<Integer> tableIds = new ArrayList<>();
     List<Long> watermarks = new ArrayList<>();
     List<Set<String>> columnsRead = new ArrayList<>();
+    List<ViewEntry> viewsRead = new ArrayList<>();
     ImmutableMap.Builder<Integer, ImmutableSet<String>> read = ImmutableMap.builder();
     for (List<String> qualifiedName : analysis.baseTables()) {
       String schema = qualifiedName.get(qualifiedName.size() - 2);
@@ -165,9 +167,7 @@ public final class MaterializedViews {
         trackedTable = IvmCatalog.track(duckDb, relation, relation.columnNames());
         tracked.add(trackedTable);
         // its refresh program must now write its change
-        ViewEntry below = catalog.view(relation.name()).orElseThrow();
-        StoredPrograms.replan(duckDb, List.of(below.id()));
-        replanned.add(below.id());
+        viewsRead.add(catalog.view(relation.name()).orElseThrow());
       } else if (trackedTable == null) {
         trackedTable = IvmCatalog.track(duckDb, relation, columns);
         tracked.add(trackedTable);
@@ -182,6 +182,10 @@ public final class MaterializedViews {
       read.put(trackedTable.id(), ImmutableSet.copyOf(columns));
       // changes committed before this transaction are in the view's first state: consume them
       watermarks.add(ChangeLogs.seal(duckDb, trackedTable));
+    }
+    // their refreshes write their change logs from now on
+    for (ViewEntry below : viewsRead) {
+      replanned.put(below.id(), ViewPrograms.replan(database, duckDb, below, tracked, settings));
     }
     int id =
         IvmCatalog.addView(
@@ -244,7 +248,7 @@ public final class MaterializedViews {
                     + " first)",
                 "2BP01");
           }
-          List<Integer> replanned = new ArrayList<>();
+          Map<Integer, RefreshProgram> replanned = new HashMap<>();
           connection.atomically(
               () -> {
                 try (Statement s = duckDb.createStatement()) {
@@ -260,8 +264,12 @@ public final class MaterializedViews {
                     // a materialized view no other view reads writes no change log any more
                     Optional<ViewEntry> read = materializedView(catalog, table.relation());
                     if (read.isPresent()) {
-                      StoredPrograms.replan(duckDb, List.of(read.get().id()));
-                      replanned.add(read.get().id());
+                      List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
+                      tracked.removeIf(t -> t.id() == tableId);
+                      replanned.put(
+                          read.get().id(),
+                          ViewPrograms.replan(
+                              database, duckDb, read.get(), tracked, connection.settings()));
                     }
                   } else {
                     ChangeLogs.collectGarbage(duckDb, table);
@@ -271,7 +279,7 @@ public final class MaterializedViews {
                 return null;
               });
           database.evictProgram(view.id());
-          replanned.forEach(database::evictProgram);
+          replanned.forEach(database::cacheProgram);
           return null;
         });
   }

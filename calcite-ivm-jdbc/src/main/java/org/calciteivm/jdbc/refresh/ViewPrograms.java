@@ -41,10 +41,45 @@ public final class ViewPrograms {
       IvmSettings settings,
       double populationMillis)
       throws SQLException {
+    RefreshStatistics.recordCreation(duckDb, view.id(), populationMillis);
+    return stored(database, duckDb, view, compiler, tracked, settings);
+  }
+
+  /**
+   * Plans {@code view} again and replaces its stored programs, in the transaction of {@code
+   * duckDb}: when other views begin or cease to read it, its refresh begins or ceases to write its
+   * change log ({@code tracked} says which). Done in the transaction that changes its readers, so
+   * that no refresh can run a program of the other kind, and none plans later inside a client's
+   * transaction (where storing the plan would conflict with the refresh's own catalog writes).
+   */
+  public static RefreshProgram replan(
+      IvmDatabase database,
+      Connection duckDb,
+      ViewEntry view,
+      Collection<TrackedTable> tracked,
+      IvmSettings settings)
+      throws SQLException {
+    StoredPrograms.forget(duckDb, List.of(view.id()));
+    ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
+    return stored(database, duckDb, view, compiler, tracked, settings);
+  }
+
+  /**
+   * The program of {@code view} from {@code compiler}: its shape is recorded in the catalog, and
+   * the programs of the commonest refreshes (each base table changed alone, with and without
+   * deletes) are compiled and stored.
+   */
+  private static RefreshProgram stored(
+      IvmDatabase database,
+      Connection duckDb,
+      ViewEntry view,
+      ViewCompiler compiler,
+      Collection<TrackedTable> tracked,
+      IvmSettings settings)
+      throws SQLException {
     ImmutableList<Integer> scanned = compiler.scannedTableIds(tracked);
     ImmutableList<String> fullRefresh = compiler.fullRefreshSql(view, tracked);
     StoredPrograms.storeShape(duckDb, view.id(), scanned, fullRefresh);
-    RefreshStatistics.recordCreation(duckDb, view.id(), populationMillis);
     StoredDeltas deltas =
         new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked));
     RefreshProgram program =
