@@ -21,8 +21,9 @@ import org.apache.calcite.tools.RelBuilder.AggCall;
  *
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
  * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights,
- * the row count as {@code SUM(w)}. MIN and MAX are not invertible; their delta state is only used
- * when every weight is positive, where {@code MIN(R + ΔR) = LEAST(MIN(R), MIN(ΔR))}.
+ * the row count as {@code SUM(w)}. MIN and MAX are not invertible: their change is folded in with
+ * LEAST and GREATEST unless it deletes the stored extreme, and then the group is recomputed ({@link
+ * ExtremeAggregate}, {@link #stateLost}).
  */
 public final class AggregateState {
   /** The name of the row-count column of every group. */
@@ -36,7 +37,19 @@ public final class AggregateState {
    * @param columns its state columns
    */
   public record Maintained(
-      AggregateCall call, MaintainedAggregate kind, ImmutableList<StateColumn> columns) {}
+      AggregateCall call,
+      MaintainedAggregate kind,
+      String prefix,
+      ImmutableList<StateColumn> columns) {
+
+    /** The names of the columns of its change: its state columns', then its change-only ones. */
+    ImmutableList<String> deltaColumns() {
+      ImmutableList.Builder<String> names = ImmutableList.builder();
+      columns.forEach(c -> names.add(c.name()));
+      names.addAll(kind.deltaOnlyColumns(prefix));
+      return names.build();
+    }
+  }
 
   private final Aggregate aggregate;
   private final ImmutableList<String> keys;
@@ -59,8 +72,9 @@ public final class AggregateState {
           MaintainedAggregates.of(call.getAggregation().getKind())
               .orElseThrow(
                   () -> new IllegalArgumentException("aggregate " + call + " is not maintained"));
-      ImmutableList<StateColumn> columns = ImmutableList.copyOf(kind.stateColumns("a" + i++));
-      calls.add(new Maintained(call, kind, columns));
+      String prefix = "a" + i++;
+      ImmutableList<StateColumn> columns = ImmutableList.copyOf(kind.stateColumns(prefix));
+      calls.add(new Maintained(call, kind, prefix, columns));
       state.addAll(columns);
     }
     this.calls = calls.build();
@@ -92,6 +106,22 @@ public final class AggregateState {
     return calls.stream().anyMatch(c -> !c.kind().invertible());
   }
 
+  /**
+   * SQL of the condition under which the stored state {@code stored} of a group cannot take its
+   * change {@code change} in place (a MIN or MAX lost its extreme), so that the group must be
+   * recomputed; {@code FALSE} if every aggregate is invertible. See {@link
+   * MaintainedAggregate#stateLost}.
+   */
+  public String stateLost(String stored, String change) {
+    List<String> conditions = new ArrayList<>();
+    for (Maintained c : calls) {
+      if (!c.kind().invertible()) {
+        conditions.add(c.kind().stateLost(c.prefix(), stored, change));
+      }
+    }
+    return conditions.isEmpty() ? "FALSE" : String.join(" OR ", conditions);
+  }
+
   /** Every column of the stored state, keys first. */
   public ImmutableList<String> columnNames() {
     ImmutableList.Builder<String> names = ImmutableList.builder();
@@ -107,9 +137,10 @@ public final class AggregateState {
     stateCalls.add(builder.countStar(COUNT_COLUMN));
     for (Maintained c : calls) {
       List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
-      addNamed(builder, c, computed, stateCalls);
+      addNamed(
+          builder, c, computed, c.columns().stream().map(StateColumn::name).toList(), stateCalls);
     }
-    return aggregateWithKeys(builder, stateCalls);
+    return aggregateWithKeys(builder, stateCalls, state.stream().map(StateColumn::name).toList());
   }
 
   /**
@@ -126,9 +157,9 @@ public final class AggregateState {
     for (Maintained c : calls) {
       List<AggCall> changes =
           c.kind().delta(builder, weight, builder.fields(c.call().getArgList()));
-      addNamed(builder, c, changes, deltaCalls);
+      addNamed(builder, c, changes, c.deltaColumns(), deltaCalls);
     }
-    return aggregateWithKeys(builder, deltaCalls);
+    return aggregateWithKeys(builder, deltaCalls, deltaColumnNames());
   }
 
   /**
@@ -150,19 +181,36 @@ public final class AggregateState {
     return builder.project(outputs, names, true).build();
   }
 
-  /** Adds {@code computed}, the calls of one aggregate, named after its state columns. */
+  /** Adds {@code computed}, the calls of one aggregate, named {@code names}. */
   private void addNamed(
-      RelBuilder builder, Maintained c, List<AggCall> computed, List<AggCall> target) {
+      RelBuilder builder,
+      Maintained c,
+      List<AggCall> computed,
+      List<String> names,
+      List<AggCall> target) {
     for (int i = 0; i < computed.size(); i++) {
-      AggCall named = computed.get(i).as(c.columns().get(i).name());
+      AggCall named = computed.get(i).as(names.get(i));
       target.add(c.call().filterArg < 0 ? named : named.filter(builder.field(c.call().filterArg)));
     }
   }
 
-  /** Groups the builder's top by the aggregate's keys, named {@code k1..kn}. */
-  private RelNode aggregateWithKeys(RelBuilder builder, List<AggCall> calls) {
+  /**
+   * Groups the builder's top by the aggregate's keys, named {@code k1..kn}, computing {@code
+   * calls}, named {@code names}.
+   */
+  private RelNode aggregateWithKeys(RelBuilder builder, List<AggCall> calls, List<String> names) {
     builder.aggregate(builder.groupKey(aggregate.getGroupSet()), calls);
-    builder.project(builder.fields(), columnNames(), true);
+    List<String> columns = new ArrayList<>(keys);
+    columns.addAll(names);
+    builder.project(builder.fields(), columns, true);
     return builder.build();
+  }
+
+  /** The names of the columns of a group's change after its keys. */
+  private List<String> deltaColumnNames() {
+    List<String> names = new ArrayList<>();
+    names.add(COUNT_COLUMN);
+    calls.forEach(c -> names.addAll(c.deltaColumns()));
+    return names;
   }
 }

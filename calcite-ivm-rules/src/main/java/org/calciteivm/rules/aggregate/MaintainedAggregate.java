@@ -27,9 +27,29 @@ public interface MaintainedAggregate {
 
   /**
    * The aggregate calls that compute the change of that state from a Z-set of rows whose weight is
-   * {@code weight}, one per state column.
+   * {@code weight}, one per state column, then one per {@linkplain #deltaOnlyColumns column of the
+   * change only}.
    */
   List<AggCall> delta(RelBuilder builder, RexNode weight, List<RexNode> args);
+
+  /**
+   * Columns the change of a group has besides the state's, which a merge reads to decide how to
+   * apply it (named after {@code prefix}, as {@link #stateColumns}); none by default.
+   */
+  default List<String> deltaOnlyColumns(String prefix) {
+    return List.of();
+  }
+
+  /**
+   * For a kind that is not {@linkplain #invertible() invertible}: SQL of the condition under which
+   * a change with deletes may have removed what the stored state of a group depends on, so that the
+   * group must be recomputed ({@code stored} and {@code change} are the aliases of the stored state
+   * and of the group's change; the columns are named after {@code prefix}). Where it is false the
+   * change merges like an insert. Invertible kinds never need it.
+   */
+  default String stateLost(String prefix, String stored, String change) {
+    return "FALSE";
+  }
 
   /** The aggregate's value from its state columns, {@code state} (in order). */
   RexNode value(RelBuilder builder, List<RexNode> state);

@@ -64,6 +64,19 @@ final class Weights {
   }
 
   /** {@code CASE WHEN count = 0 THEN NULL ELSE value END}: no value over no non-null row. */
+  /**
+   * {@code x} in the rows whose weight has the sign of {@code positive} ({@code w > 0} or {@code w
+   * < 0}), NULL in the others.
+   */
+  static RexNode onlyWhere(RelBuilder builder, RexNode weight, boolean positive, RexNode x) {
+    RexNode zero = builder.literal(0);
+    return builder.call(
+        SqlStdOperatorTable.CASE,
+        positive ? builder.greaterThan(weight, zero) : builder.lessThan(weight, zero),
+        x,
+        builder.getRexBuilder().makeNullLiteral(x.getType()));
+  }
+
   static RexNode nullWhenNone(RelBuilder builder, RexNode count, RexNode value) {
     return builder.call(
         SqlStdOperatorTable.CASE,

@@ -175,24 +175,26 @@ public final class MaintainedView {
               : GroupMerge.merge(stored.table(), state, deltaSql, deleteEmptyGroups));
     }
     if (state.hasMinMax()) {
+      // the groups to recompute: a temporary table of the view delta's row type
+      String recomputedTable = stored.deltaTable() + "_recomputed";
       statements.put(
           MergeStrategy.GROUP_RECOMPUTE,
           GroupMerge.recompute(
               stored.table(),
               state,
               deltaTable,
+              IvmNames.quote(recomputedTable),
               deltaSql,
               UNPARSER.toSql(
-                  touchedGroupsState(
-                      aggregate, state, delta.plan().getRowType(), stored.deltaTable())),
+                  touchedGroupsState(aggregate, state, delta.plan().getRowType(), recomputedTable)),
               !stored.keepsDelta()));
     }
     return statements.buildOrThrow();
   }
 
   /**
-   * The state of the groups a change touches, computed from the base data: the aggregate's input
-   * semi-joined (NULL-safely) with the keys of the view delta in {@code deltaTable}.
+   * The state of some groups computed from the base data: the aggregate's input semi-joined
+   * (NULL-safely) with the keys in {@code deltaTable}, a table of the view delta's row type.
    */
   private static RelNode touchedGroupsState(
       Aggregate aggregate, AggregateState state, RelDataType deltaType, String deltaTable) {

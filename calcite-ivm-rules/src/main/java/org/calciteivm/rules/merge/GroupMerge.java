@@ -24,6 +24,16 @@ public final class GroupMerge {
    */
   public static ImmutableList<String> merge(
       String dataTable, AggregateState state, String deltaSql, boolean deleteEmptyGroups) {
+    return ImmutableList.of(mergeStatement(dataTable, state, deltaSql, deleteEmptyGroups, true));
+  }
+
+  /** The MERGE of {@link #merge}; new groups are inserted only with {@code insertNewGroups}. */
+  private static String mergeStatement(
+      String dataTable,
+      AggregateState state,
+      String deltaSql,
+      boolean deleteEmptyGroups,
+      boolean insertNewGroups) {
     String count = IvmNames.quote(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
@@ -44,7 +54,7 @@ public final class GroupMerge {
       merge.append(" = 0 THEN DELETE");
     }
     merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
-    if (grouped) {
+    if (grouped && insertNewGroups) {
       List<String> values = new ArrayList<>();
       state.keys().forEach(k -> values.add("v." + IvmNames.quote(k)));
       for (StateColumn column : state.state()) {
@@ -59,7 +69,7 @@ public final class GroupMerge {
           .append(String.join(", ", values))
           .append(")");
     }
-    return ImmutableList.of(merge.toString());
+    return merge.toString();
   }
 
   /** The statement that keeps the view delta {@code deltaSql} in the temporary table. */
@@ -68,32 +78,55 @@ public final class GroupMerge {
   }
 
   /**
-   * {@code GROUP_RECOMPUTE}: the groups the change touches (the keys of {@code deltaSql}, kept in
-   * {@code viewDeltaTable}) are deleted and recomputed from the base data by {@code recomputeSql},
-   * which reads only those groups' rows; a group left without rows is not re-created. With {@code
-   * dropDeltaTable} the last statement drops the kept delta.
+   * {@code GROUP_RECOMPUTE}: a change with deletes to a view with MIN or MAX. The change of each
+   * touched group's state, from {@code deltaSql}, is kept in {@code viewDeltaTable}; a group whose
+   * change deletes its stored extreme ({@link AggregateState#stateLost}) is deleted, the others
+   * take their change by one MERGE as in {@code GROUP_MERGE} (their extremes fold with LEAST and
+   * GREATEST), and then every touched group that is not stored (lost, or new) is computed from the
+   * base data by {@code recomputeSql}, which reads only the rows of the groups kept in {@code
+   * recomputedTable}; a group left without rows is not re-created. An aggregate without GROUP BY is
+   * recomputed whole. With {@code dropDeltaTable} the last statement drops the kept delta.
    */
   public static ImmutableList<String> recompute(
       String dataTable,
       AggregateState state,
       String viewDeltaTable,
+      String recomputedTable,
       String deltaSql,
       String recomputeSql,
       boolean dropDeltaTable) {
-    String delete =
-        state.keys().isEmpty()
-            ? "DELETE FROM " + dataTable
-            : "DELETE FROM "
-                + dataTable
-                + " AS d USING "
-                + viewDeltaTable
-                + " AS v WHERE "
-                + keysMatch(state);
     ImmutableList.Builder<String> statements =
-        ImmutableList.<String>builder()
-            .add(createDeltaTable(viewDeltaTable, deltaSql))
-            .add(delete)
-            .add("INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql);
+        ImmutableList.<String>builder().add(createDeltaTable(viewDeltaTable, deltaSql));
+    String insertRecomputed =
+        "INSERT INTO " + dataTable + " (" + columnList(state) + ") " + recomputeSql;
+    if (state.keys().isEmpty()) {
+      statements.add("DELETE FROM " + dataTable).add(insertRecomputed);
+    } else {
+      statements
+          .add(
+              "DELETE FROM "
+                  + dataTable
+                  + " AS d USING "
+                  + viewDeltaTable
+                  + " AS v WHERE "
+                  + keysMatch(state)
+                  + " AND ("
+                  + state.stateLost("d", "v")
+                  + ")")
+          .add(mergeStatement(dataTable, state, "SELECT * FROM " + viewDeltaTable, true, false))
+          .add(
+              "CREATE OR REPLACE TEMP TABLE "
+                  + recomputedTable
+                  + " AS SELECT v.* FROM "
+                  + viewDeltaTable
+                  + " AS v WHERE NOT EXISTS (SELECT 1 FROM "
+                  + dataTable
+                  + " AS d WHERE "
+                  + keysMatch(state)
+                  + ")")
+          .add(insertRecomputed)
+          .add("DROP TABLE " + recomputedTable);
+    }
     if (dropDeltaTable) {
       statements.add("DROP TABLE " + viewDeltaTable);
     }
