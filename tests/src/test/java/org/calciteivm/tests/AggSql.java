@@ -157,10 +157,14 @@ final class AggSql {
     return expression.matches(BARE_LITERAL) ? column.name() : expression;
   }
 
-  /** One of SUM, COUNT(*), COUNT(x), AVG, MIN and MAX, with a FILTER clause one time in five. */
+  /**
+   * One of SUM, COUNT(*), COUNT(x), AVG, MIN, MAX and the variances and standard deviations, with a
+   * FILTER clause one time in five.
+   */
   private Item aggregate() {
     Item call =
-        switch (random.nextInt(10)) {
+        switch (random.nextInt(12)) {
+          case 10, 11 -> variance(numeric());
           case 0, 1 -> sum(numeric());
           case 2 -> new Item("COUNT(*)", false);
           case 3 -> new Item("COUNT(" + anyArgument() + ")", false);
@@ -213,6 +217,19 @@ final class AggSql {
       return "(" + condition + (random.nextBoolean() ? " AND " : " OR ") + having() + ")";
     }
     return condition;
+  }
+
+  /**
+   * A variance or standard deviation: DOUBLE values, computed from maintained sums where DuckDB
+   * uses Welford's method, so compared within the tolerance.
+   */
+  private Item variance(Measure measure) {
+    String function =
+        pick(
+            new String[] {
+              "var_pop", "var_samp", "stddev_pop", "stddev_samp", "variance", "stddev"
+            });
+    return new Item(function + "(" + measure.sql() + ")", true);
   }
 
   private Item sum(Measure measure) {

@@ -14,10 +14,15 @@ public final class MaintainedAggregates {
           .put(SqlKind.AVG, new AvgAggregate())
           .put(SqlKind.MIN, new ExtremeAggregate(true))
           .put(SqlKind.MAX, new ExtremeAggregate(false))
+          .put(SqlKind.VAR_POP, new VarianceAggregate(false, false))
+          .put(SqlKind.VAR_SAMP, new VarianceAggregate(true, false))
+          .put(SqlKind.STDDEV_POP, new VarianceAggregate(false, true))
+          .put(SqlKind.STDDEV_SAMP, new VarianceAggregate(true, true))
           .buildOrThrow();
 
   /** The maintained aggregates as users write them, for messages. */
-  public static final String NAMES = "SUM, COUNT, AVG, MIN, MAX";
+  public static final String NAMES =
+      "SUM, COUNT, AVG, MIN, MAX, VAR_POP, VAR_SAMP (variance), STDDEV_POP, STDDEV_SAMP (stddev)";
 
   private MaintainedAggregates() {}
 

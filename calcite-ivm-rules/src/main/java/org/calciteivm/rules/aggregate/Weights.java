@@ -63,7 +63,6 @@ final class Weights {
         builder.getRexBuilder().makeZeroLiteral(weight.getType()));
   }
 
-  /** {@code CASE WHEN count = 0 THEN NULL ELSE value END}: no value over no non-null row. */
   /**
    * {@code x} in the rows whose weight has the sign of {@code positive} ({@code w > 0} or {@code w
    * < 0}), NULL in the others.
@@ -77,6 +76,7 @@ final class Weights {
         builder.getRexBuilder().makeNullLiteral(x.getType()));
   }
 
+  /** {@code CASE WHEN count = 0 THEN NULL ELSE value END}: no value over no non-null row. */
   static RexNode nullWhenNone(RelBuilder builder, RexNode count, RexNode value) {
     return builder.call(
         SqlStdOperatorTable.CASE,
