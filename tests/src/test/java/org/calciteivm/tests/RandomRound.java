@@ -50,6 +50,16 @@ abstract class RandomRound<V> {
     views.remove(name);
   }
 
+  /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */
+  String queryItself(String query) {
+    try {
+      ViewCheck.rows(connection, query);
+      return "(the query alone runs)";
+    } catch (SQLException e) {
+      return "(the query alone fails too: " + e.getMessage() + ")";
+    }
+  }
+
   /** Runs {@code statement} on the round's connection and logs it. */
   void execute(String statement) throws SQLException {
     log.add(statement + ";");

@@ -149,16 +149,6 @@ class RandomizedAggregateTest {
       check(name);
     }
 
-    /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */
-    private String queryItself(String query) {
-      try {
-        ViewCheck.rows(connection, query);
-        return "(the query alone runs)";
-      } catch (SQLException e) {
-        return "(the query alone fails too: " + e.getMessage() + ")";
-      }
-    }
-
     @Override
     void writeBatch() throws SQLException {
       int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM t").get(0));

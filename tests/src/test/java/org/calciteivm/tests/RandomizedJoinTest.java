@@ -165,16 +165,6 @@ class RandomizedJoinTest {
       check(name);
     }
 
-    /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */
-    private String queryItself(String query) {
-      try {
-        ViewCheck.rows(connection, query);
-        return "(the query alone runs)";
-      } catch (SQLException e) {
-        return "(the query alone fails too: " + e.getMessage() + ")";
-      }
-    }
-
     /**
      * Writes to one table (half of the batches), to two, or to all of them; sometimes insert-only,
      * sometimes in a transaction that commits or rolls back.

@@ -255,25 +255,35 @@ class RandomizedNestedViewsTest {
             input.joins(),
             "bag *");
       }
+      return selection(input, "SELECT ", 4, 3, 4, "bag");
+    }
+
+    /**
+     * {@code select} of one to {@code most} columns or expressions of {@code input} (an expression
+     * one time in {@code expressionOdds}), filtered one time in {@code filterOdds} (as {@link
+     * #filter}).
+     */
+    private Query selection(
+        Input input, String select, int most, int expressionOdds, int filterOdds, String shape) {
       List<String> items = new ArrayList<>();
       List<Col> columns = new ArrayList<>();
-      for (int n = 1 + random.nextInt(4); n > 0; n--) {
+      for (int n = 1 + random.nextInt(most); n > 0; n--) {
         Col column = pick(input.columns());
-        String sql = random.nextInt(3) == 0 ? expression(column, "s") : column.in("s");
+        String sql = random.nextInt(expressionOdds) == 0 ? expression(column, "s") : column.in("s");
         Col out = new Col(alias(), column.kind());
         items.add(sql + " AS " + out.sql());
         columns.add(out);
       }
       return new Query(
-          "SELECT "
+          select
               + String.join(", ", items)
               + " FROM "
               + input.from()
               + " AS s"
-              + filter(input, 4),
+              + filter(input, filterOdds),
           columns,
           input.joins(),
-          "bag");
+          shape);
     }
 
     /** GROUP BY one or two keys (or none: a scalar aggregate) with one to three aggregates. */
@@ -323,25 +333,7 @@ class RandomizedNestedViewsTest {
 
     /** {@code SELECT DISTINCT} of one or two columns or expressions. */
     private Query distinct(Input input) {
-      List<String> items = new ArrayList<>();
-      List<Col> columns = new ArrayList<>();
-      for (int n = 1 + random.nextInt(2); n > 0; n--) {
-        Col column = pick(input.columns());
-        String sql = random.nextInt(4) == 0 ? expression(column, "s") : column.in("s");
-        Col out = new Col(alias(), column.kind());
-        items.add(sql + " AS " + out.sql());
-        columns.add(out);
-      }
-      return new Query(
-          "SELECT DISTINCT "
-              + String.join(", ", items)
-              + " FROM "
-              + input.from()
-              + " AS s"
-              + filter(input, 3),
-          columns,
-          input.joins(),
-          "distinct");
+      return selection(input, "SELECT DISTINCT ", 2, 4, 3, "distinct");
     }
 
     /**
@@ -823,16 +815,6 @@ class RandomizedNestedViewsTest {
       // Right after CREATE the view equals its query over what the views it reads hold now.
       check(name, "after CREATE");
       return view;
-    }
-
-    /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */
-    private String queryItself(String query) {
-      try {
-        ViewCheck.rows(connection, query);
-        return "(the query alone runs)";
-      } catch (SQLException e) {
-        return "(the query alone fails too: " + e.getMessage() + ")";
-      }
     }
 
     /**

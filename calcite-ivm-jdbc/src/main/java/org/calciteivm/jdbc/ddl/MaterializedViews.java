@@ -297,7 +297,7 @@ public final class MaterializedViews {
   }
 
   /** The materialized views that read materialized view {@code view}. */
-  private static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
+  static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
     return catalog
         .trackedTable("main", view.name())
         .map(log -> (List<ViewEntry>) catalog.viewsReading(log.id()))

@@ -70,6 +70,19 @@ public final class RefreshExplanation {
     List<String> lines = new ArrayList<>();
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
+    CatalogSnapshot catalog = connection.database().catalog();
+    List<ViewEntry> below = MaterializedViews.viewsBelow(catalog, view);
+    if (!below.isEmpty()) {
+      lines.add(
+          "reads materialized views, refreshed first in this order: "
+              + below.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", ")));
+    }
+    List<ViewEntry> readers = MaterializedViews.readersOf(catalog, view);
+    if (!readers.isEmpty()) {
+      lines.add(
+          ViewEntry.dependents(readers, "reads", "read")
+              + " this view: its refresh writes its change into its change log for them");
+    }
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     RefreshProgram.Choice whenInserts =
         program.incremental(new RefreshProgram.PendingChange(changed, changed), settings);
@@ -120,7 +133,6 @@ public final class RefreshExplanation {
     lines.add("delta plan:");
     delta.deltaPlan().lines().forEach(l -> lines.add("  " + l));
     lines.add("refresh statements, in one transaction:");
-    CatalogSnapshot catalog = connection.database().catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     lines.add("  find the pending change:");

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
@@ -193,8 +194,9 @@ public final class MaintainedView {
   }
 
   /**
-   * The state of some groups computed from the base data: the aggregate's input semi-joined
-   * (NULL-safely) with the keys in {@code deltaTable}, a table of the view delta's row type.
+   * The state of some groups computed from the base data: the aggregate's input joined
+   * (NULL-safely) with the keys in {@code deltaTable}, a table of the view delta's row type with
+   * one row per group.
    */
   private static RelNode touchedGroupsState(
       Aggregate aggregate, AggregateState state, RelDataType deltaType, String deltaTable) {
@@ -213,7 +215,13 @@ public final class MaintainedView {
               builder.field(2, 0, groupFields.get(i)),
               builder.field(2, 1, i)));
     }
-    builder.semiJoin(keysMatch);
+    // an inner join, not a semi-join: the keys are unique (one row per group), so it keeps each
+    // row of the input once, and the SQL written for it qualifies both sides, where the EXISTS
+    // written for a semi-join left the input's key unqualified, so that a key column named like
+    // the table's ("k1") matched itself and every group was recomputed
+    int inputFields = aggregate.getInput().getRowType().getFieldCount();
+    builder.join(JoinRelType.INNER, keysMatch);
+    builder.project(builder.fields().subList(0, inputFields));
     return state.stateAggregate(builder, builder.build());
   }
 
