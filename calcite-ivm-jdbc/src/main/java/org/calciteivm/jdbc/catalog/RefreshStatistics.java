@@ -39,6 +39,19 @@ public final class RefreshStatistics {
   }
 
   /**
+   * {@link #recordedSql} without the cost (the first three parameters only): for a refresh whose
+   * cost is close to the stored one (see {@code RefreshCosts.mustStore}).
+   */
+  public static String recordedWithoutCostSql(int viewId) {
+    return "UPDATE "
+        + IvmCatalog.VIEWS
+        + " SET last_refresh_at = timezone('UTC', current_timestamp),"
+        + " refresh_count = refresh_count + 1, last_refresh_ms = ?, last_refresh_mode = ?,"
+        + " last_merge_ms = ? WHERE view_id = "
+        + viewId;
+  }
+
+  /**
    * Records the population of a new view by {@code CREATE MATERIALIZED VIEW} as the view's first
    * recompute, which {@code auto} compares merges with until a refresh recomputes it.
    */

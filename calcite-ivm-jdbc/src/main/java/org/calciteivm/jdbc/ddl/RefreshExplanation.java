@@ -81,7 +81,7 @@ public final class RefreshExplanation {
     if (!readers.isEmpty()) {
       lines.add(
           ViewEntry.dependents(readers, "reads", "read")
-              + " this view: its refresh writes its change into its change log for them");
+              + " this view, so its refresh also writes its change into a change log");
     }
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     RefreshProgram.Choice whenInserts =

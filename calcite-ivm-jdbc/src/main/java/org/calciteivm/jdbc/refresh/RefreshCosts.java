@@ -22,9 +22,38 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public final class RefreshCosts {
   private final Map<MergeStrategy, Cost> costs = new HashMap<>();
 
+  /** The costs as the catalog holds them (the refreshes write them only when they move). */
+  private final Map<MergeStrategy, Cost> stored = new HashMap<>();
+
   /** Costs read from the catalog. */
   public RefreshCosts(Map<MergeStrategy, Cost> costs) {
     this.costs.putAll(costs);
+    this.stored.putAll(costs);
+  }
+
+  /**
+   * Whether a refresh that merged {@code changeRows} rows with {@code merge} in {@code millis} must
+   * write its cost into the catalog: when none is stored for {@code merge}, or the stored one's
+   * rows or time differ from these by more than a quarter. Writing the cost rewrites the view's
+   * catalog row (DuckDB updates a row with a MAP column as a delete and an insert: 2–4 ms with the
+   * commit, against about 1 ms for the refresh's other statistics), and {@code auto}'s estimates
+   * are rough anyway. If it must, the cost counts as stored from now on (should the refresh's
+   * transaction roll back, the catalog keeps an older cost, which only makes an estimate after a
+   * restart less fresh).
+   */
+  public synchronized boolean mustStore(MergeStrategy merge, long changeRows, double millis) {
+    Cost old = stored.get(merge);
+    if (old != null
+        && within(old.changeRows(), changeRows, 1.25)
+        && within(old.millis(), millis, 1.25)) {
+      return false;
+    }
+    stored.put(merge, new Cost(changeRows, millis));
+    return true;
+  }
+
+  private static boolean within(double a, double b, double factor) {
+    return a <= b * factor && b <= a * factor;
   }
 
   /** Records a refresh that committed. */

@@ -218,15 +218,26 @@ public final class RefreshExecutor {
               ? ChangeLogs.collectGarbageSql(table)
               : ChangeLogs.consumeAllSql(table));
     }
-    steps.execute(
-        "record the refresh in ivm_views",
-        RefreshStatistics.recordedSql(view.id()),
-        (System.nanoTime() - started) / 1e6,
-        choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental",
-        mergeMillis,
-        choice.merge().name(),
-        rows,
-        mergeMillis);
+    double refreshMillis = (System.nanoTime() - started) / 1e6;
+    String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
+    if (program.costs().mustStore(choice.merge(), rows, mergeMillis)) {
+      steps.execute(
+          "record the refresh and its cost in ivm_views",
+          RefreshStatistics.recordedSql(view.id()),
+          refreshMillis,
+          mode,
+          mergeMillis,
+          choice.merge().name(),
+          rows,
+          mergeMillis);
+    } else {
+      steps.execute(
+          "record the refresh in ivm_views",
+          RefreshStatistics.recordedWithoutCostSql(view.id()),
+          refreshMillis,
+          mode,
+          mergeMillis);
+    }
     return new Outcome(rows, choice, mergeMillis, steps.timings());
   }
 

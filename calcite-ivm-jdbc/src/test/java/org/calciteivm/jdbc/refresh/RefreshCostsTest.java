@@ -13,6 +13,20 @@ class RefreshCostsTest {
   private static final MergeStrategy FULL = MergeStrategy.FULL_RECOMPUTE;
 
   @Test
+  void storesACostOnlyWhenItMovedByMoreThanAQuarterFromTheStoredOne() {
+    RefreshCosts costs = new RefreshCosts(Map.of(MERGE, new Cost(1000, 10.0)));
+    assertThat(costs.mustStore(FULL, 0, 50.0)).as("nothing stored for it yet").isTrue();
+    assertThat(costs.mustStore(FULL, 0, 55.0)).isFalse();
+    assertThat(costs.mustStore(MERGE, 1100, 12.0)).isFalse();
+    assertThat(costs.mustStore(MERGE, 1300, 10.0)).as("rows moved").isTrue();
+    // compared with what was stored last, so small steps cannot drift away from it
+    assertThat(costs.mustStore(MERGE, 1300, 12.0)).isFalse();
+    assertThat(costs.mustStore(MERGE, 1300, 12.4)).isFalse();
+    assertThat(costs.mustStore(MERGE, 1300, 12.6)).as("time moved").isTrue();
+    assertThat(costs.mustStore(MERGE, 1300, 10.0)).isTrue();
+  }
+
+  @Test
   void mergesWhileEitherCostIsUnknown() {
     assertThat(new RefreshCosts(Map.of()).recomputeCheaper(MERGE, 1000)).isFalse();
     assertThat(new RefreshCosts(Map.of(FULL, new Cost(0, 1.0))).recomputeCheaper(MERGE, 1000))
