@@ -47,40 +47,21 @@ public final class ChangeLogs {
   /**
    * The query that finds what view {@code viewId} has to consume: one row per base table among
    * {@code inputs} with captured rows the view has not consumed, with the columns {@code table_id},
-   * {@code watermark} (the view's), {@code epoch} (the table's last sealed epoch), {@code readers}
-   * (how many views read the table), {@code change_rows} and {@code min_weight} (of those rows, not
-   * consolidated: changes that cancel out still count).
+   * {@code change_rows} and {@code min_weight} (of those rows, not consolidated: changes that
+   * cancel out still count). It reads the view's pending views, which hold exactly those rows.
    */
   public static String pendingChangesSql(int viewId, List<TrackedTable> inputs) {
-    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
     return inputs.stream()
         .map(
             table ->
                 "SELECT "
                     + table.id()
-                    + " AS table_id, w.watermark, t.epoch, (SELECT count(*) FROM "
-                    + IvmCatalog.INPUTS
-                    + " WHERE table_id = "
-                    + table.id()
-                    + ") AS readers, count(*) AS change_rows, min(d."
-                    + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+                    + " AS table_id, count(*) AS change_rows, min("
+                    + weight
                     + ") AS min_weight FROM "
-                    + table.deltaTable()
-                    + " d, (SELECT watermark FROM "
-                    + IvmCatalog.INPUTS
-                    + " WHERE view_id = "
-                    + viewId
-                    + " AND table_id = "
-                    + table.id()
-                    + ") w, (SELECT epoch FROM "
-                    + IvmCatalog.TABLES
-                    + " WHERE table_id = "
-                    + table.id()
-                    + ") t WHERE d."
-                    + epoch
-                    + " IS NULL OR d."
-                    + epoch
-                    + " > w.watermark GROUP BY w.watermark, t.epoch")
+                    + table.pendingView(viewId)
+                    + " HAVING count(*) > 0")
         .collect(Collectors.joining(" UNION ALL "));
   }
 

@@ -20,7 +20,6 @@ import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
-import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.RefreshStatistics;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
@@ -33,15 +32,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <ol>
  *   <li>find the base tables with captured rows the view has not consumed, with their counts and
- *       smallest weight (which decide the join terms and the merge strategy);
+ *       smallest weight (which decide the join terms and the merge strategy), from the view's
+ *       pending views (the rows after its watermark);
  *   <li>seal the rows of changed tables that other views read too: give them the next epoch, so
  *       that each view can tell later which rows it has consumed (per table);
- *   <li>point the temporary view that delta plans read a table's change through at the rows after
- *       the view's watermark (per table);
  *   <li>apply the view delta with the chosen merge strategy;
- *   <li>move the view's watermarks;
+ *   <li>move the view's watermarks on the tables it sealed;
  *   <li>delete captured rows every reader has consumed (per table; a table only this view reads
- *       needs no seal: every row it sees is consumed here and deleted).
+ *       needs no seal and no watermark: every row it sees is consumed here and deleted, and rows
+ *       sealed later get later epochs).
  * </ol>
  *
  * Captured rows are not consolidated per base table: a join is linear in each side and the view
@@ -154,11 +153,13 @@ public final class RefreshExecutor {
     if (pending.isEmpty()) {
       return new Outcome(0, null, 0, steps.timings());
     }
+    // the epoch each shared table is sealed with, up to which the view consumes it; a table only
+    // this view reads keeps its watermark: every row of it the refresh sees is consumed and
+    // deleted, and rows sealed later get later epochs
     Map<Integer, Long> consumedUpTo = new TreeMap<>();
     List<Integer> shared = new ArrayList<>();
     for (PendingInput input : pending.values()) {
-      consumedUpTo.put(input.tableId(), input.epoch());
-      if (input.readers() > 1) {
+      if (catalog.viewsReading(input.tableId()).size() > 1) {
         shared.add(input.tableId());
       }
     }
@@ -206,15 +207,17 @@ public final class RefreshExecutor {
       steps.execute(what, sql);
     }
     double mergeMillis = (System.nanoTime() - merging) / 1e6;
-    steps.execute(
-        "advance the view's watermarks",
-        ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
-        consumedUpTo.values().toArray());
+    if (!consumedUpTo.isEmpty()) {
+      steps.execute(
+          "advance the view's watermarks",
+          ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
+          consumedUpTo.values().toArray());
+    }
     for (PendingInput input : pending.values()) {
       TrackedTable table = catalog.trackedTable(input.tableId());
       steps.execute(
           "delete consumed change rows of " + table.relation().displayName(),
-          input.readers() > 1
+          shared.contains(input.tableId())
               ? ChangeLogs.collectGarbageSql(table)
               : ChangeLogs.consumeAllSql(table));
     }
@@ -243,10 +246,9 @@ public final class RefreshExecutor {
 
   /**
    * A base table with captured rows the refreshing view has not consumed: a row of {@link
-   * IvmCatalog#pendingChangesSql}.
+   * ChangeLogs#pendingChangesSql}.
    */
-  private record PendingInput(
-      int tableId, long watermark, long epoch, long readers, long rows, long minWeight) {}
+  private record PendingInput(int tableId, long rows, long minWeight) {}
 
   /**
    * The base tables of {@code view} with captured rows the view has not consumed, and how many
@@ -289,12 +291,7 @@ public final class RefreshExecutor {
               pending.put(
                   rs.getInt("table_id"),
                   new PendingInput(
-                      rs.getInt("table_id"),
-                      rs.getLong("watermark"),
-                      rs.getLong("epoch"),
-                      rs.getLong("readers"),
-                      rs.getLong("change_rows"),
-                      rs.getLong("min_weight"))));
+                      rs.getInt("table_id"), rs.getLong("change_rows"), rs.getLong("min_weight"))));
       return pending;
     }
 
