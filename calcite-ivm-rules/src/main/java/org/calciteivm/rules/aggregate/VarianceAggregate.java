@@ -80,11 +80,21 @@ final class VarianceAggregate implements MaintainedAggregate {
                     q),
                 builder.call(SqlStdOperatorTable.MULTIPLY, s, s)),
             SqlTypeName.DOUBLE);
-    // rounding may leave a DOUBLE numerator of equal values slightly below 0
+    // DOUBLE sums that added and removed rows keep rounding residues: a numerator within 1e-10 of
+    // n * q (the values' spread below 1e-5 of their magnitude) is read as no spread at all, or a
+    // standard deviation of equal values would be the square root of a residue, not 0; the exact
+    // sums have no residue (and their numerator is never negative)
+    RexNode floor =
+        exactSums(q)
+            ? builder.literal(0)
+            : builder.call(
+                SqlStdOperatorTable.MULTIPLY,
+                builder.literal(1e-10),
+                builder.call(SqlStdOperatorTable.MULTIPLY, builder.cast(n, SqlTypeName.DOUBLE), q));
     RexNode nonNegative =
         builder.call(
             SqlStdOperatorTable.CASE,
-            builder.lessThan(numerator, builder.literal(0)),
+            builder.lessThanOrEqual(numerator, floor),
             builder.literal(0.0),
             numerator);
     RexNode nDouble = builder.cast(n, SqlTypeName.DOUBLE);
@@ -110,6 +120,11 @@ final class VarianceAggregate implements MaintainedAggregate {
   @Override
   public boolean invertible() {
     return true;
+  }
+
+  /** Whether the sums are kept exactly (as HUGEINT), from the type of a sum. */
+  private static boolean exactSums(RexNode sum) {
+    return sum.getType().getSqlTypeName() != SqlTypeName.DOUBLE;
   }
 
   /**
