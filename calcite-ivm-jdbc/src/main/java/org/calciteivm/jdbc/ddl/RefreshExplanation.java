@@ -70,6 +70,15 @@ public final class RefreshExplanation {
     List<String> lines = new ArrayList<>();
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
+    for (ViewEntry below : MaterializedViews.viewsBelow(connection.database().catalog(), view)) {
+      if (below.isHidden()) {
+        lines.add(
+            "reads hidden view "
+                + below.userView()
+                + " (an intermediate state, refreshed first): "
+                + below.query().replaceAll("\\s+", " "));
+      }
+    }
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     RefreshProgram.Choice whenInserts =
         program.incremental(new RefreshProgram.PendingChange(changed, changed), settings);
