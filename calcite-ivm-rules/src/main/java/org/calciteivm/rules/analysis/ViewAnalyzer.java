@@ -158,7 +158,8 @@ public final class ViewAnalyzer {
         throw UnsupportedViewException.notYet(
             viewName,
             "aggregate " + name + "(DISTINCT ...)",
-            "maintain SELECT DISTINCT or GROUP BY on the argument instead");
+            "count over a DISTINCT subquery instead: SELECT k, COUNT(x) FROM"
+                + " (SELECT DISTINCT k, x FROM ...) d GROUP BY k");
       }
       if (MaintainedAggregates.of(call.getAggregation().getKind()).isEmpty()) {
         throw UnsupportedViewException.notYet(
