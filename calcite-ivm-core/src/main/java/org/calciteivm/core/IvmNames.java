@@ -31,6 +31,17 @@ public final class IvmNames {
     return "delta_" + tableId + "_" + tableName;
   }
 
+  /** The prefix of the names of hidden views ({@link #hiddenView}). */
+  public static final String HIDDEN_VIEW_PREFIX = "node_";
+
+  /**
+   * The name, in {@link #SCHEMA}, of the hidden materialized view that keeps the {@code index}-th
+   * (from 1) aggregating subquery of view {@code ownerViewId}: an intermediate state of that view.
+   */
+  public static String hiddenView(int ownerViewId, int index) {
+    return HIDDEN_VIEW_PREFIX + ownerViewId + "_" + index;
+  }
+
   /** The table that stores the rows (and hidden state) of a view, in {@link #SCHEMA}. */
   public static String viewDataTable(int viewId, String viewName) {
     return "view_" + viewId + "_" + viewName;

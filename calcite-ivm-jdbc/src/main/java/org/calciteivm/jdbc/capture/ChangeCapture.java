@@ -25,6 +25,16 @@ public final class ChangeCapture {
    */
   public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write)
       throws SQLException {
+    Optional<ViewEntry> hidden =
+        catalog.viewByUserView(write.target().schema(), write.target().name());
+    if (hidden.isPresent() && hidden.get().isHidden()) {
+      throw new SQLException(
+          hidden.get().describeHidden()
+              + ", cannot be written: it changes only by REFRESH MATERIALIZED VIEW \""
+              + hidden.get().usersName()
+              + "\"",
+          "42809");
+    }
     if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
       throw new SQLException(
           "table "

@@ -3,7 +3,6 @@ package org.calciteivm.jdbc.catalog;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -13,7 +12,11 @@ import java.util.Optional;
 public final class CatalogSnapshot {
   private final ImmutableMap<String, TrackedTable> tablesByName;
   private final ImmutableMap<Integer, TrackedTable> tablesById;
-  private final ImmutableMap<String, ViewEntry> viewsByName;
+
+  /** Every view by the lower-case qualified name of its user view. */
+  private final ImmutableMap<String, ViewEntry> viewsByUserView;
+
+  private final ImmutableList<ViewEntry> views;
 
   /** A snapshot of {@code tables} and {@code views}. */
   public CatalogSnapshot(List<TrackedTable> tables, List<ViewEntry> views) {
@@ -25,11 +28,12 @@ public final class CatalogSnapshot {
     }
     ImmutableMap.Builder<String, ViewEntry> views1 = ImmutableMap.builder();
     for (ViewEntry view : views) {
-      views1.put(view.name().toLowerCase(Locale.ROOT), view);
+      views1.put(DuckDbCatalog.key(view.userViewSchema(), view.name()), view);
     }
     this.tablesByName = byName.buildOrThrow();
     this.tablesById = byId.buildOrThrow();
-    this.viewsByName = views1.buildOrThrow();
+    this.viewsByUserView = views1.buildOrThrow();
+    this.views = ImmutableList.copyOf(views);
   }
 
   /** A catalog without tables or views, for a database where no view was ever created. */
@@ -56,19 +60,41 @@ public final class CatalogSnapshot {
     return tablesById.values().asList();
   }
 
-  /** The materialized view called {@code name}, ignoring case. */
+  /** The user's materialized view called {@code name}, ignoring case (never a hidden view). */
   public Optional<ViewEntry> view(String name) {
-    return Optional.ofNullable(viewsByName.get(name.toLowerCase(Locale.ROOT)));
+    return Optional.ofNullable(viewsByUserView.get(DuckDbCatalog.key("main", name)));
   }
 
-  /** Every materialized view. */
+  /**
+   * The materialized view, a user's or a hidden one, whose user view is {@code schema.name}
+   * (ignoring case).
+   */
+  public Optional<ViewEntry> viewByUserView(String schema, String name) {
+    return Optional.ofNullable(viewsByUserView.get(DuckDbCatalog.key(schema, name)));
+  }
+
+  /** The materialized view whose user view {@code relation} is, if it is one. */
+  public Optional<ViewEntry> viewByUserView(Relation relation) {
+    return relation.isTable()
+        ? Optional.empty()
+        : viewByUserView(relation.schema(), relation.name());
+  }
+
+  /** Every materialized view, hidden ones included, in the order of their ids. */
   public ImmutableList<ViewEntry> views() {
-    return viewsByName.values().asList();
+    return views;
   }
 
-  /** The views that read the tracked table {@code tableId}. */
+  /** The hidden views that view {@code viewId} created and reads. */
+  public ImmutableList<ViewEntry> hiddenViewsOf(int viewId) {
+    return views.stream()
+        .filter(v -> v.ownerViewId() != null && v.ownerViewId() == viewId)
+        .collect(ImmutableList.toImmutableList());
+  }
+
+  /** The views that read the tracked table {@code tableId}, hidden ones included. */
   public ImmutableList<ViewEntry> viewsReading(int tableId) {
-    return viewsByName.values().stream()
+    return views.stream()
         .filter(v -> v.inputTableIds().contains(tableId))
         .collect(ImmutableList.toImmutableList());
   }

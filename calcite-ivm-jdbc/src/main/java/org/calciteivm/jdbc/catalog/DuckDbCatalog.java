@@ -16,7 +16,9 @@ import org.calciteivm.core.IvmNames;
 
 /**
  * The user's tables and views of a DuckDB database, read from DuckDB's own catalog functions
- * (rather than JDBC metadata, which loses types). calcite-ivm's internal schema is left out.
+ * (rather than JDBC metadata, which loses types). calcite-ivm's internal schema is left out, but
+ * for the user views of hidden materialized views ({@link IvmNames#hiddenView}), which the views
+ * that own them read.
  */
 public final class DuckDbCatalog {
   private final ImmutableList<Relation> relations;
@@ -33,12 +35,14 @@ public final class DuckDbCatalog {
             + " FROM duckdb_columns() c"
             + " LEFT JOIN duckdb_tables() t ON t.database_name = c.database_name"
             + "  AND t.schema_name = c.schema_name AND t.table_name = c.table_name"
-            + " WHERE c.database_name = current_database() AND c.schema_name <> ?"
+            + " WHERE c.database_name = current_database() AND (c.schema_name <> ?"
+            + "  OR (t.table_name IS NULL AND starts_with(c.table_name, ?)))"
             + " ORDER BY c.schema_name, c.table_name, c.column_index";
     Map<List<String>, List<Column>> columns = new LinkedHashMap<>();
     Map<List<String>, Boolean> isTable = new LinkedHashMap<>();
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setString(1, IvmNames.SCHEMA);
+      statement.setString(2, IvmNames.HIDDEN_VIEW_PREFIX);
       try (ResultSet rs = statement.executeQuery()) {
         while (rs.next()) {
           List<String> key = List.of(rs.getString(1), rs.getString(2));

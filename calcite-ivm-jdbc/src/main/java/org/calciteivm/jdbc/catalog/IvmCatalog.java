@@ -9,12 +9,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -52,7 +54,8 @@ public final class IvmCatalog {
           "full_refresh_sql VARCHAR[]",
           "refresh_costs " + RefreshStatistics.COSTS_TYPE,
           "last_refresh_mode VARCHAR",
-          "last_merge_ms DOUBLE");
+          "last_merge_ms DOUBLE",
+          "owner_view_id INTEGER");
 
   /** The columns of {@code view_inputs} added after its first release. */
   private static final List<String> ADDED_INPUT_COLUMNS = List.of("columns_read VARCHAR[]");
@@ -252,26 +255,52 @@ public final class IvmCatalog {
         }
       }
     }
-    List<ViewEntry> views = new ArrayList<>();
+    record Row(int id, String name, String query, MergeStrategy strategy, Integer owner) {}
+    Map<Integer, Row> rows = new LinkedHashMap<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT view_id, view_name, query, strategy FROM " + VIEWS + " ORDER BY 1")) {
+                "SELECT view_id, view_name, query, strategy, owner_view_id FROM "
+                    + VIEWS
+                    + " ORDER BY 1")) {
       while (rs.next()) {
-        int id = rs.getInt(1);
-        views.add(
-            new ViewEntry(
-                id,
+        int owner = rs.getInt(5);
+        Integer ownerViewId = rs.wasNull() ? null : owner;
+        rows.put(
+            rs.getInt(1),
+            new Row(
+                rs.getInt(1),
                 rs.getString(2),
                 rs.getString(3),
                 MergeStrategy.valueOf(rs.getString(4)),
-                ImmutableList.copyOf(inputs.getOrDefault(id, List.of())),
-                // a view created before the columns were recorded has none: it is planned
-                inputs.getOrDefault(id, List.of()).size()
-                        == columnsRead.getOrDefault(id, Map.of()).size()
-                    ? ImmutableMap.copyOf(columnsRead.getOrDefault(id, Map.of()))
-                    : null));
+                ownerViewId));
       }
+    }
+    Set<Integer> owners =
+        rows.values().stream().map(Row::owner).filter(Objects::nonNull).collect(Collectors.toSet());
+    List<ViewEntry> views = new ArrayList<>();
+    for (Row row : rows.values()) {
+      int id = row.id();
+      // the user's view at the top of the owners (not registered yet while CREATE makes its nodes)
+      String served = null;
+      for (Row owner = rows.get(row.owner()); owner != null; owner = rows.get(owner.owner())) {
+        served = owner.name();
+      }
+      views.add(
+          new ViewEntry(
+              id,
+              row.name(),
+              row.query(),
+              row.strategy(),
+              ImmutableList.copyOf(inputs.getOrDefault(id, List.of())),
+              // a view created before the columns were recorded has none: it is planned
+              inputs.getOrDefault(id, List.of()).size()
+                      == columnsRead.getOrDefault(id, Map.of()).size()
+                  ? ImmutableMap.copyOf(columnsRead.getOrDefault(id, Map.of()))
+                  : null,
+              row.owner(),
+              served,
+              owners.contains(id)));
     }
     return new CatalogSnapshot(tables, views);
   }
@@ -362,33 +391,48 @@ public final class IvmCatalog {
   }
 
   /**
-   * Registers a view, whose stored table has the hidden columns {@code hiddenColumns}, and its
-   * inputs, each with watermark {@code watermarks[i]} and the columns of it the view reads, {@code
-   * columnsRead[i]}.
+   * A new view id, for a view that needs its id before it is registered: one that splits its query
+   * names its hidden views after it.
    */
-  public static int addView(
+  public static int newViewId(Connection connection) throws SQLException {
+    return nextId(connection, VIEWS, "view_id");
+  }
+
+  /**
+   * Registers view {@code id} ({@link #newViewId}), whose stored table has the hidden columns
+   * {@code hiddenColumns}, and its inputs, each with watermark {@code watermarks[i]} and the
+   * columns of it the view reads, {@code columnsRead[i]}. A hidden view names the view that owns
+   * it, {@code ownerViewId}; a user's view has none (null).
+   */
+  public static void addView(
       Connection connection,
+      int id,
       String name,
       String query,
+      Integer ownerViewId,
       MergeStrategy strategy,
       List<String> hiddenColumns,
       List<Integer> tableIds,
       List<Long> watermarks,
       List<? extends Collection<String>> columnsRead)
       throws SQLException {
-    int id = nextId(connection, VIEWS, "view_id");
     try (PreparedStatement s =
         connection.prepareStatement(
             "INSERT INTO "
                 + VIEWS
-                + " (view_id, view_name, query, strategy, created_at, hidden_columns)"
-                + " VALUES (?, ?, ?, ?, timezone('UTC', current_timestamp), "
+                + " (view_id, view_name, query, strategy, created_at, hidden_columns,"
+                + " owner_view_id) VALUES (?, ?, ?, ?, timezone('UTC', current_timestamp), "
                 + listLiteral(hiddenColumns)
-                + ")")) {
+                + ", ?)")) {
       s.setInt(1, id);
       s.setString(2, name);
       s.setString(3, query);
       s.setString(4, strategy.name());
+      if (ownerViewId == null) {
+        s.setNull(5, Types.INTEGER);
+      } else {
+        s.setInt(5, ownerViewId);
+      }
       s.executeUpdate();
     }
     try (Statement s = connection.createStatement()) {
@@ -407,7 +451,6 @@ public final class IvmCatalog {
                 + ")");
       }
     }
-    return id;
   }
 
   /** Forgets a view, its inputs and its stored programs. */

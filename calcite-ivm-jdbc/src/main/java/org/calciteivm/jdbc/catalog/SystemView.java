@@ -14,6 +14,9 @@ import org.calciteivm.core.IvmNames;
  * DuckDB view over calcite-ivm's catalog tables and delta tables, so any client, prepared statement
  * or remote connection reads it like any view.
  *
+ * <p>Hidden views (intermediate states a view keeps for its subqueries) have no row: a user's view
+ * lists the base tables its hidden views read, with their pending rows, as its own.
+ *
  * <p>It names every delta table, so it is replaced in the transaction of every change of the set of
  * tracked tables (CREATE and DROP MATERIALIZED VIEW).
  */
@@ -66,16 +69,26 @@ public final class SystemView {
     return String.join(
         "\n",
         "CREATE OR REPLACE VIEW main." + IvmNames.quote(IvmNames.SYSTEM_VIEW) + " AS",
-        "WITH pending AS (",
+        "WITH RECURSIVE served(view_id, user_view_id) AS (",
+        "  SELECT view_id, view_id FROM " + catalog + "views WHERE owner_view_id IS NULL",
+        "  UNION ALL",
+        "  SELECT h.view_id, s.user_view_id FROM " + catalog + "views h",
+        "  JOIN served s ON h.owner_view_id = s.view_id),",
+        "pending AS (",
         "  SELECT i.view_id, i.table_id, count(d.table_id) AS change_rows",
         "  FROM " + catalog + "view_inputs i",
         "  LEFT JOIN (" + changeLogs + ") d",
         "    ON d.table_id = i.table_id AND (d.epoch IS NULL OR d.epoch > i.watermark)",
         "  GROUP BY i.view_id, i.table_id),",
         "inputs AS (",
-        "  SELECT p.*, CASE WHEN t.schema_name = 'main' THEN t.table_name",
+        "  SELECT s.user_view_id AS view_id, p.table_id, max(p.change_rows) AS change_rows,",
+        "    CASE WHEN t.schema_name = 'main' THEN t.table_name",
         "    ELSE t.schema_name || '.' || t.table_name END AS base_table",
-        "  FROM pending p JOIN " + catalog + "tables t USING (table_id))",
+        "  FROM pending p JOIN served s USING (view_id) JOIN "
+            + catalog
+            + "tables t USING (table_id)",
+        "  WHERE t.schema_name <> " + IvmNames.literal(IvmNames.SCHEMA),
+        "  GROUP BY ALL)",
         "SELECT v.view_name AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
         "  v.strategy, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
         "  v.last_refresh_ms, v.last_refresh_mode, v.last_merge_ms,",

@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -19,6 +18,12 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param inputTableIds the ids of the tracked tables it reads
  * @param columnsRead per tracked table it reads, the names of the columns it reads; null for a view
  *     created before they were recorded
+ * @param ownerViewId for a hidden view (an intermediate state that a view keeps for one of its
+ *     subqueries, see {@code IntermediateStates}), the id of the view that created it and reads it;
+ *     null for a user's view
+ * @param servedView for a hidden view, the name of the user's view it serves (its owner, or its
+ *     owner's owner...); null for a user's view
+ * @param splitsQuery whether the view owns hidden views: it is planned with its query split
  */
 public record ViewEntry(
     int id,
@@ -26,26 +31,56 @@ public record ViewEntry(
     String query,
     MergeStrategy strategy,
     ImmutableList<Integer> inputTableIds,
-    @Nullable ImmutableMap<Integer, ImmutableSet<String>> columnsRead) {
+    @Nullable ImmutableMap<Integer, ImmutableSet<String>> columnsRead,
+    @Nullable Integer ownerViewId,
+    @Nullable String servedView,
+    boolean splitsQuery) {
+
+  /** Whether this is a hidden view, which the view {@link #ownerViewId} keeps. */
+  public boolean isHidden() {
+    return ownerViewId != null;
+  }
+
+  /** The schema of the view's user view: main, or {@link IvmNames#SCHEMA} for a hidden view. */
+  public String userViewSchema() {
+    return isHidden() ? IvmNames.SCHEMA : "main";
+  }
 
   /** The quoted name of the table that stores the view's rows. */
   public String dataTable() {
     return IvmNames.qualified(IvmNames.SCHEMA, IvmNames.viewDataTable(id, name));
   }
 
-  /** The quoted name users query. */
+  /** The quoted name users (or, for a hidden view, its owner) query. */
   public String userView() {
-    return IvmNames.qualified("main", name);
+    return IvmNames.qualified(userViewSchema(), name);
+  }
+
+  /**
+   * What a hidden view is, for messages: {@code hidden view "_ivm"."node_5_1", which materialized
+   * view "v" keeps for a subquery of its query}.
+   */
+  public String describeHidden() {
+    return "hidden view "
+        + userView()
+        + ", which materialized view \""
+        + usersName()
+        + "\" keeps for a subquery of its query";
+  }
+
+  /** The name of the user's view this view is or serves, for messages. */
+  public String usersName() {
+    return servedView == null ? name : servedView;
   }
 
   /**
    * {@code materialized view "a" <singularVerb>} or {@code materialized views "a", "b"
-   * <pluralVerb>}, for messages.
+   * <pluralVerb>}, for messages; a hidden view is named by the user's view it serves.
    */
   public static String dependents(List<ViewEntry> views, String singularVerb, String pluralVerb) {
-    String names = views.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", "));
-    return views.size() == 1
-        ? "materialized view " + names + " " + singularVerb
-        : "materialized views " + names + " " + pluralVerb;
+    List<String> names = views.stream().map(v -> '"' + v.usersName() + '"').distinct().toList();
+    return names.size() == 1
+        ? "materialized view " + names.get(0) + " " + singularVerb
+        : "materialized views " + String.join(", ", names) + " " + pluralVerb;
   }
 }

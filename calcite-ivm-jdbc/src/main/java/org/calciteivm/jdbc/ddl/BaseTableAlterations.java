@@ -171,7 +171,7 @@ public final class BaseTableAlterations {
 
   private static ViewCompiler plan(Connection duckDb, CatalogSnapshot catalog, ViewEntry view)
       throws SQLException {
-    return ViewCompiler.plan(duckDb, view.name(), view.query(), catalog.trackedTables());
+    return ViewCompiler.plan(duckDb, view, catalog.trackedTables());
   }
 
   /** The names of the columns of {@code table} the view {@code compiler} planned reads. */

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.calciteivm.core.IvmNames;
@@ -27,6 +28,7 @@ import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
@@ -35,6 +37,7 @@ import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The IVM statements CREATE, DROP and REFRESH MATERIALIZED VIEW ({@link RefreshExplanation} has
@@ -74,7 +77,7 @@ public final class MaterializedViews {
       throws SQLException {
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
-    RefreshProgram program =
+    Created created =
         database.changeCatalog(
             () -> {
               CatalogSnapshot catalog = IvmCatalog.load(duckDb);
@@ -99,32 +102,69 @@ public final class MaterializedViews {
                       createInTransaction(
                           database,
                           duckDb,
-                          catalog,
-                          name,
-                          statement,
+                          new Definition(name, statement.query(), statement.queryInPlace(), null),
                           connection.settings(),
                           replanned));
             });
-    if (program != null) {
-      database.cacheProgram(database.catalog().view(name).orElseThrow().id(), program);
+    if (created != null) {
+      database.cacheProgram(created.view().id(), created.program());
     }
   }
 
-  private static RefreshProgram createInTransaction(
+  /**
+   * What CREATE makes: a user's view, or a hidden view that the view {@code owner} keeps for one of
+   * its subqueries.
+   *
+   * @param name the view's name (in main, or for a hidden view in {@link IvmNames#SCHEMA})
+   * @param query its query, as the catalog keeps it
+   * @param planned the same query as planned: given in place in its statement for a user's view, so
+   *     that positions in messages are the statement's
+   * @param owner the id of the view that owns a hidden view; null for a user's view
+   */
+  private record Definition(String name, String query, String planned, @Nullable Integer owner) {}
+
+  /** A view just created, and its program. */
+  private record Created(ViewEntry view, RefreshProgram program) {}
+
+  /**
+   * Creates the view of {@code definition} in the transaction of {@code duckDb}. A query that plans
+   * only with its aggregating subqueries split off ({@link IntermediateStates}) gets a hidden view
+   * per subquery first, created here too (recursively).
+   */
+  private static Created createInTransaction(
       IvmDatabase database,
       Connection duckDb,
-      CatalogSnapshot catalog,
-      String name,
-      CreateMaterializedView statement,
+      Definition definition,
       IvmSettings settings,
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
-    String query = statement.query();
-    // planned in place, so that positions in messages are the statement's
-    ViewCompiler compiler =
-        ViewCompiler.plan(duckDb, name, statement.queryInPlace(), catalog.trackedTables());
-    ViewAnalyzer.Analysis analysis = compiler.analysis();
+    String name = definition.name();
     IvmCatalog.ensureExists(duckDb);
+    CatalogSnapshot catalog = IvmCatalog.load(duckDb);
+    ViewCompiler compiler;
+    int id;
+    boolean splits = false;
+    try {
+      compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
+      id = IvmCatalog.newViewId(duckDb);
+    } catch (UnsupportedViewException refusal) {
+      if (!refusal.construct().equals(ViewAnalyzer.AGGREGATE_BELOW_JOIN)
+          && !refusal.construct().equals(ViewAnalyzer.AGGREGATE_OVER_AGGREGATE)) {
+        throw refusal;
+      }
+      id = IvmCatalog.newViewId(duckDb);
+      IntermediateStates.Split split = IntermediateStates.split(definition.query(), id);
+      if (split.nodes().isEmpty()) {
+        throw refusal;
+      }
+      for (IntermediateStates.Node node : split.nodes()) {
+        createHidden(database, duckDb, name, node, id, settings, replanned);
+      }
+      splits = true;
+      catalog = IvmCatalog.load(duckDb);
+      compiler = ViewCompiler.plan(duckDb, name, split.query(), catalog.trackedTables());
+    }
+    ViewAnalyzer.Analysis analysis = compiler.analysis();
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
     List<Integer> tableIds = new ArrayList<>();
@@ -140,12 +180,8 @@ public final class MaterializedViews {
               .find(schema, table)
               .orElseThrow(() -> new IllegalStateException("planned table vanished: " + table));
       boolean readsView = !relation.isTable();
-      if (readsView && !isMaterializedView(catalog, relation)) {
-        throw UnsupportedViewException.notYet(
-            name,
-            "reading the view \""
-                + relation.name()
-                + "\" (read its tables, or make it a materialized view)");
+      if (readsView) {
+        checkReadable(catalog, name, id, relation);
       }
       for (Column column : relation.columns()) {
         if (IvmNames.isReservedColumn(column.name())) {
@@ -167,7 +203,7 @@ public final class MaterializedViews {
         trackedTable = IvmCatalog.track(duckDb, relation, relation.columnNames());
         tracked.add(trackedTable);
         // its refresh program must now write its change
-        viewsRead.add(catalog.view(relation.name()).orElseThrow());
+        viewsRead.add(catalog.viewByUserView(relation).orElseThrow());
       } else if (trackedTable == null) {
         trackedTable = IvmCatalog.track(duckDb, relation, columns);
         tracked.add(trackedTable);
@@ -187,20 +223,29 @@ public final class MaterializedViews {
     for (ViewEntry below : viewsRead) {
       replanned.put(below.id(), ViewPrograms.replan(database, duckDb, below, tracked, settings));
     }
-    int id =
-        IvmCatalog.addView(
-            duckDb,
-            name,
-            query,
-            analysis.strategy(),
-            compiler.hiddenColumns(),
-            tableIds,
-            watermarks,
-            columnsRead);
+    IvmCatalog.addView(
+        duckDb,
+        id,
+        name,
+        definition.query(),
+        definition.owner(),
+        analysis.strategy(),
+        compiler.hiddenColumns(),
+        tableIds,
+        watermarks,
+        columnsRead);
     SystemView.replace(duckDb);
     ViewEntry view =
         new ViewEntry(
-            id, name, query, analysis.strategy(), ImmutableList.copyOf(tableIds), read.build());
+            id,
+            name,
+            definition.query(),
+            analysis.strategy(),
+            ImmutableList.copyOf(tableIds),
+            read.build(),
+            definition.owner(),
+            null,
+            splits);
     for (TrackedTable input : tracked) {
       if (tableIds.contains(input.id())) {
         ChangeLogs.createPendingViews(duckDb, input, List.of(id));
@@ -213,14 +258,78 @@ public final class MaterializedViews {
       }
     }
     double populationMillis = (System.nanoTime() - populating) / 1e6;
-    RefreshProgram program =
-        ViewPrograms.create(database, duckDb, view, compiler, tracked, settings, populationMillis);
-    return program;
+    return new Created(
+        view,
+        ViewPrograms.create(database, duckDb, view, compiler, tracked, settings, populationMillis));
   }
 
-  /** {@code DROP MATERIALIZED VIEW}: removes the view and every artefact no other view needs. */
+  /**
+   * Creates the hidden view {@code node} of the view {@code owner}, called {@code ownerName}; a
+   * failure names the subquery.
+   */
+  private static void createHidden(
+      IvmDatabase database,
+      Connection duckDb,
+      String ownerName,
+      IntermediateStates.Node node,
+      int owner,
+      IvmSettings settings,
+      Map<Integer, RefreshProgram> replanned)
+      throws SQLException {
+    try {
+      createInTransaction(
+          database,
+          duckDb,
+          new Definition(node.name(), node.query(), node.query(), owner),
+          settings,
+          replanned);
+    } catch (SQLException e) {
+      throw new SQLException(
+          "materialized view \""
+              + ownerName
+              + "\": its subquery ("
+              + node.query().replaceAll("\\s+", " ")
+              + ") cannot be kept as a hidden view "
+              + IvmNames.qualified(IvmNames.SCHEMA, node.name())
+              + ": "
+              + e.getMessage(),
+          e.getSQLState(),
+          e);
+    }
+  }
+
+  /**
+   * Fails unless view {@code viewId}, called {@code name}, may read the view {@code relation}: a
+   * user's materialized view, or a hidden view it owns.
+   */
+  private static void checkReadable(
+      CatalogSnapshot catalog, String name, int viewId, Relation relation) throws SQLException {
+    Optional<ViewEntry> read = catalog.viewByUserView(relation);
+    if (read.isEmpty()) {
+      throw UnsupportedViewException.notYet(
+          name,
+          "reading the view \""
+              + relation.name()
+              + "\" (read its tables, or make it a materialized view)");
+    }
+    if (read.get().isHidden() && read.get().ownerViewId() != viewId) {
+      throw new SQLException(
+          "materialized view \""
+              + name
+              + "\" cannot read the "
+              + read.get().describeHidden()
+              + "; write the subquery itself, or make it a materialized view",
+          "42501");
+    }
+  }
+
+  /**
+   * {@code DROP MATERIALIZED VIEW}: removes the view, the hidden views it owns, and every artefact
+   * no other view needs.
+   */
   public static void drop(IvmConnection connection, DropMaterializedView statement)
       throws SQLException {
+    refuseHidden(connection, statement.name());
     String name = viewName(statement.name());
     requireNoTransaction(connection, "DROP MATERIALIZED VIEW");
     Connection duckDb = connection.duckDb();
@@ -249,57 +358,65 @@ public final class MaterializedViews {
                 "2BP01");
           }
           Map<Integer, RefreshProgram> replanned = new HashMap<>();
-          connection.atomically(
-              () -> {
-                try (Statement s = duckDb.createStatement()) {
-                  s.execute("DROP VIEW " + view.userView());
-                  s.execute("DROP TABLE " + view.dataTable());
-                }
-                IvmCatalog.removeView(duckDb, view.id());
-                for (int tableId : view.inputTableIds()) {
-                  TrackedTable table = catalog.trackedTable(tableId);
-                  ChangeLogs.dropPendingView(duckDb, view.id(), table);
-                  if (catalog.viewsReading(tableId).size() == 1) {
-                    IvmCatalog.untrack(duckDb, table);
-                    // a materialized view no other view reads writes no change log any more
-                    Optional<ViewEntry> read = materializedView(catalog, table.relation());
-                    if (read.isPresent()) {
-                      List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
-                      tracked.removeIf(t -> t.id() == tableId);
-                      replanned.put(
-                          read.get().id(),
-                          ViewPrograms.replan(
-                              database, duckDb, read.get(), tracked, connection.settings()));
-                    }
-                  } else {
-                    ChangeLogs.collectGarbage(duckDb, table);
-                  }
-                }
-                SystemView.replace(duckDb);
-                return null;
-              });
-          database.evictProgram(view.id());
+          List<Integer> dropped =
+              connection.atomically(
+                  () ->
+                      dropInTransaction(database, duckDb, view, connection.settings(), replanned));
+          dropped.forEach(database::evictProgram);
           replanned.forEach(database::cacheProgram);
           return null;
         });
   }
 
-  /** The materialized view whose user view {@code relation} is, if it is one. */
-  static Optional<ViewEntry> materializedView(CatalogSnapshot catalog, Relation relation) {
-    if (relation.isTable() || !relation.schema().equalsIgnoreCase("main")) {
-      return Optional.empty();
+  /**
+   * Drops {@code view}, which no view reads, then the hidden views it owns (each read by nothing
+   * once its owner is gone), in the transaction of {@code duckDb}; returns the ids of the views
+   * dropped. A view that {@code view} read alone is planned again, to write no change log (but for
+   * the hidden views dropped next).
+   */
+  private static List<Integer> dropInTransaction(
+      IvmDatabase database,
+      Connection duckDb,
+      ViewEntry view,
+      IvmSettings settings,
+      Map<Integer, RefreshProgram> replanned)
+      throws SQLException {
+    CatalogSnapshot catalog = IvmCatalog.load(duckDb);
+    try (Statement s = duckDb.createStatement()) {
+      s.execute("DROP VIEW " + view.userView());
+      s.execute("DROP TABLE " + view.dataTable());
     }
-    return catalog.view(relation.name());
-  }
-
-  private static boolean isMaterializedView(CatalogSnapshot catalog, Relation relation) {
-    return materializedView(catalog, relation).isPresent();
+    IvmCatalog.removeView(duckDb, view.id());
+    for (int tableId : view.inputTableIds()) {
+      TrackedTable table = catalog.trackedTable(tableId);
+      ChangeLogs.dropPendingView(duckDb, view.id(), table);
+      if (catalog.viewsReading(tableId).size() == 1) {
+        IvmCatalog.untrack(duckDb, table);
+        // a materialized view no other view reads writes no change log any more
+        Optional<ViewEntry> read = catalog.viewByUserView(table.relation());
+        if (read.isPresent() && !Objects.equals(read.get().ownerViewId(), view.id())) {
+          List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());
+          tracked.removeIf(t -> t.id() == tableId);
+          replanned.put(
+              read.get().id(),
+              ViewPrograms.replan(database, duckDb, read.get(), tracked, settings));
+        }
+      } else {
+        ChangeLogs.collectGarbage(duckDb, table);
+      }
+    }
+    SystemView.replace(duckDb);
+    List<Integer> dropped = new ArrayList<>(List.of(view.id()));
+    for (ViewEntry hidden : catalog.hiddenViewsOf(view.id())) {
+      dropped.addAll(dropInTransaction(database, duckDb, hidden, settings, replanned));
+    }
+    return dropped;
   }
 
   /** The materialized views that read materialized view {@code view}. */
   static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
     return catalog
-        .trackedTable("main", view.name())
+        .trackedTable(view.userViewSchema(), view.name())
         .map(log -> (List<ViewEntry>) catalog.viewsReading(log.id()))
         .orElse(List.of());
   }
@@ -317,8 +434,7 @@ public final class MaterializedViews {
   private static void addViewsBelow(
       CatalogSnapshot catalog, ViewEntry view, List<ViewEntry> order) {
     for (int tableId : view.inputTableIds()) {
-      Optional<ViewEntry> read =
-          materializedView(catalog, catalog.trackedTable(tableId).relation());
+      Optional<ViewEntry> read = catalog.viewByUserView(catalog.trackedTable(tableId).relation());
       if (read.isPresent() && order.stream().noneMatch(v -> v.id() == read.get().id())) {
         addViewsBelow(catalog, read.get(), order);
         order.add(read.get());
@@ -342,9 +458,11 @@ public final class MaterializedViews {
       RefreshExecutor.Outcome outcome = refreshOne(connection, below, false);
       steps.add(
           new RefreshExecutor.Step(
-              "refresh materialized view \""
-                  + below.name()
-                  + "\", which this view reads ("
+              (below.isHidden()
+                      ? "refresh hidden view " + below.userView() + ", a subquery this view reads ("
+                      : "refresh materialized view \""
+                          + below.name()
+                          + "\", which this view reads (")
                   + outcome.changeRows()
                   + " change rows)",
               "",
@@ -391,12 +509,31 @@ public final class MaterializedViews {
   }
 
   static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
+    refuseHidden(connection, name);
     String viewName = viewName(name);
     Optional<ViewEntry> view = connection.database().catalog().view(viewName);
     if (view.isEmpty()) {
       throw notAView(connection.duckDb(), viewName);
     }
     return view.get();
+  }
+
+  /** Fails if {@code name} names a hidden view: only its owner refreshes and drops it. */
+  private static void refuseHidden(IvmConnection connection, ObjectName name) throws SQLException {
+    if (name.parts().size() > 2 || !name.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+      return;
+    }
+    Optional<ViewEntry> hidden =
+        connection.database().catalog().viewByUserView(name.schema(), name.name());
+    if (hidden.isPresent()) {
+      ViewEntry view = hidden.get();
+      throw new SQLException(
+          view.describeHidden()
+              + " (an intermediate state): it is refreshed and dropped only with \""
+              + view.usersName()
+              + "\"",
+          "42809");
+    }
   }
 
   private static SQLException notAView(Connection duckDb, String name) throws SQLException {

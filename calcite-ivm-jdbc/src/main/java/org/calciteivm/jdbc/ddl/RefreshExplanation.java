@@ -72,10 +72,21 @@ public final class RefreshExplanation {
     lines.add("query: " + view.query());
     CatalogSnapshot catalog = connection.database().catalog();
     List<ViewEntry> below = MaterializedViews.viewsBelow(catalog, view);
-    if (!below.isEmpty()) {
+    List<String> visibleBelow =
+        below.stream().filter(v -> !v.isHidden()).map(v -> '"' + v.name() + '"').toList();
+    if (!visibleBelow.isEmpty()) {
       lines.add(
           "reads materialized views, refreshed first in this order: "
-              + below.stream().map(v -> '"' + v.name() + '"').collect(Collectors.joining(", ")));
+              + String.join(", ", visibleBelow));
+    }
+    for (ViewEntry hidden : below) {
+      if (hidden.isHidden()) {
+        lines.add(
+            "reads hidden view "
+                + hidden.userView()
+                + " (an intermediate state, refreshed first): "
+                + hidden.query().replaceAll("\\s+", " "));
+      }
     }
     List<ViewEntry> readers = MaterializedViews.readersOf(catalog, view);
     if (!readers.isEmpty()) {

@@ -109,7 +109,7 @@ public final class RefreshExecutor {
     }
     if (outcome.choice() != null) {
       // the views that read this one have a change to consume now
-      Optional<TrackedTable> log = catalog.trackedTable("main", view.name());
+      Optional<TrackedTable> log = catalog.trackedTable(view.userViewSchema(), view.name());
       if (log.isPresent()) {
         connection.changeLogWritten(log.get().id());
       }

@@ -94,9 +94,7 @@ public final class StoredDeltas {
   private ViewCompiler.DeltaCompiler planned(Connection connection) throws SQLException {
     if (planned == null) {
       List<TrackedTable> tracked = database.catalog().trackedTables();
-      planned =
-          ViewCompiler.plan(connection, view.name(), view.query(), tracked)
-              .deltaCompiler(view, tracked);
+      planned = ViewCompiler.plan(connection, view, tracked).deltaCompiler(view, tracked);
     }
     return planned;
   }

@@ -111,6 +111,20 @@ public final class ViewCompiler {
   }
 
   /**
+   * Plans the registered view {@code view} again, in a schema where the {@code tracked} tables are
+   * changing: its query, split into the hidden views it owns if it owns any ({@link
+   * IntermediateStates}), as CREATE split it.
+   */
+  public static ViewCompiler plan(
+      Connection connection, ViewEntry view, Collection<TrackedTable> tracked) throws SQLException {
+    String query =
+        view.splitsQuery()
+            ? IntermediateStates.split(view.query(), view.id()).query()
+            : view.query();
+    return plan(connection, view.name(), query, tracked);
+  }
+
+  /**
    * Makes {@code table}, which was not tracked when the view was planned (or captured fewer
    * columns), changing in the view's plan: CREATE MATERIALIZED VIEW plans the view, then tracks its
    * base tables, then compiles its delta programs from the same plan.
@@ -175,7 +189,7 @@ public final class ViewCompiler {
         tracked.stream()
             .filter(
                 t ->
-                    t.relation().schema().equalsIgnoreCase("main")
+                    t.relation().schema().equalsIgnoreCase(view.userViewSchema())
                         && t.relation().name().equalsIgnoreCase(view.name()))
             .findFirst()
             .orElse(null);

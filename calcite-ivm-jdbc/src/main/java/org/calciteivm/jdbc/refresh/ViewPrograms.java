@@ -60,7 +60,7 @@ public final class ViewPrograms {
       IvmSettings settings)
       throws SQLException {
     StoredPrograms.forget(duckDb, List.of(view.id()));
-    ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
+    ViewCompiler compiler = ViewCompiler.plan(duckDb, view, tracked);
     return stored(database, duckDb, view, compiler, tracked, settings);
   }
 
@@ -123,7 +123,7 @@ public final class ViewPrograms {
           new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
     }
     List<TrackedTable> tracked = database.catalog().trackedTables();
-    ViewCompiler compiler = ViewCompiler.plan(duckDb, view.name(), view.query(), tracked);
+    ViewCompiler compiler = ViewCompiler.plan(duckDb, view, tracked);
     RefreshProgram program = planned(database, duckDb, view, compiler, tracked);
     try (Connection own = database.newConnection()) {
       StoredPrograms.storeShape(own, view.id(), program.scannedTableIds(), program.fullRefresh());

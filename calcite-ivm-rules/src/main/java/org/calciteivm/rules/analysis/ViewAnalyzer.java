@@ -51,6 +51,12 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * that cannot, and otherwise returns the view's base tables and merge strategy.
  */
 public final class ViewAnalyzer {
+  /** The construct refused for an aggregate or DISTINCT with a join above it. */
+  public static final String AGGREGATE_BELOW_JOIN = "an aggregate or DISTINCT below a join";
+
+  /** The construct refused for an aggregate or DISTINCT with another one above it. */
+  public static final String AGGREGATE_OVER_AGGREGATE = "an aggregate over an aggregate";
+
   private final String viewName;
   private final Set<List<String>> baseTables = new LinkedHashSet<>();
   private @Nullable Aggregate aggregate;
@@ -125,12 +131,12 @@ public final class ViewAnalyzer {
       }
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
-          viewName, "an aggregate or DISTINCT below a join", "aggregate after joining instead");
+          viewName, AGGREGATE_BELOW_JOIN, "aggregate after joining instead");
     } else if (rel instanceof Aggregate found && aggregate == null) {
       checkAggregate(found);
       aggregate = found;
     } else if (rel instanceof Aggregate) {
-      throw UnsupportedViewException.notYet(viewName, "an aggregate over an aggregate");
+      throw UnsupportedViewException.notYet(viewName, AGGREGATE_OVER_AGGREGATE);
     } else {
       throw UnsupportedViewException.notYet(viewName, describe(rel));
     }
@@ -152,7 +158,8 @@ public final class ViewAnalyzer {
         throw UnsupportedViewException.notYet(
             viewName,
             "aggregate " + name + "(DISTINCT ...)",
-            "maintain SELECT DISTINCT or GROUP BY on the argument instead");
+            "count over a DISTINCT subquery instead: SELECT k, COUNT(x) FROM"
+                + " (SELECT DISTINCT k, x FROM ...) d GROUP BY k");
       }
       if (MaintainedAggregates.of(call.getAggregation().getKind()).isEmpty()) {
         throw UnsupportedViewException.notYet(

@@ -61,6 +61,19 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * Calcite's semantics instead of DuckDB's (no constant folding, no simplification).
  */
 public final class ViewSqlPlanner {
+  /**
+   * How view SQL is parsed: Calcite's Babel parser with DuckDB's identifier rules (double quotes,
+   * case kept as written, names matched ignoring case).
+   */
+  public static final SqlParser.Config PARSER =
+      SqlParser.config()
+          .withQuoting(Quoting.DOUBLE_QUOTE)
+          .withUnquotedCasing(Casing.UNCHANGED)
+          .withQuotedCasing(Casing.UNCHANGED)
+          .withCaseSensitive(false)
+          .withParserFactory(SqlBabelParserImpl.FACTORY)
+          .withConformance(SqlConformanceEnum.LENIENT);
+
   private final FrameworkConfig config;
 
   /**
@@ -82,14 +95,7 @@ public final class ViewSqlPlanner {
             .defaultSchema(defaultSchema)
             .context(Contexts.of(IvmRelBuilders.configure(RelBuilder.Config.DEFAULT)))
             .typeSystem(typeSystem)
-            .parserConfig(
-                SqlParser.config()
-                    .withQuoting(Quoting.DOUBLE_QUOTE)
-                    .withUnquotedCasing(Casing.UNCHANGED)
-                    .withQuotedCasing(Casing.UNCHANGED)
-                    .withCaseSensitive(false)
-                    .withParserFactory(SqlBabelParserImpl.FACTORY)
-                    .withConformance(SqlConformanceEnum.LENIENT))
+            .parserConfig(PARSER)
             // no call rewrites: COALESCE must reach DuckDB as COALESCE, not as a CASE (which
             // DuckDB 2.0 filters wrongly on an all-NULL column under LIKE)
             .sqlValidatorConfig(SqlValidator.Config.DEFAULT.withCallRewrite(false))
@@ -337,7 +343,7 @@ public final class ViewSqlPlanner {
   }
 
   /** The index of 1-based {@code line} and {@code column} in {@code sql}, or -1. */
-  private static int offset(String sql, int line, int column) {
+  public static int offset(String sql, int line, int column) {
     if (line < 1 || column < 1) {
       return -1;
     }

@@ -1,0 +1,237 @@
+package org.calciteivm.jdbc.refresh;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.calcite.sql.SqlAggFunction;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlJoin;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.fun.SqlLibrary;
+import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.validate.SqlNameMatchers;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.sql.SqlLexer;
+import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
+
+/**
+ * Splits a view's query into intermediate states: each subquery in a FROM clause that aggregates
+ * (GROUP BY, HAVING, an aggregate function, or SELECT DISTINCT) becomes a hidden materialized view
+ * of its own, and the view reads that instead. An aggregate over an aggregate, or an aggregate
+ * below a join, is then a view over views, which calcite-ivm maintains.
+ *
+ * <p>The split works on the query's text: the subquery (with the parentheses around it) is replaced
+ * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
+ * subqueries appear, and the user's alias is kept. A hidden view's query is the subquery's text as
+ * written, so a subquery nested in it is split in turn when that view is created. Only the
+ * outermost aggregating subqueries are split, and none inside a WITH query or a LATERAL join (a
+ * correlated subquery has no state of its own). The split is a function of the text and the view's
+ * id alone, so the catalog keeps the user's query and the split is made again whenever the view is
+ * planned.
+ */
+public final class IntermediateStates {
+  /** The functions known to be aggregates, by upper-case name. */
+  private static final SqlOperatorTable FUNCTIONS =
+      SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+          SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL);
+
+  private final String query;
+  private final List<SqlToken> tokens;
+  private final Map<Integer, Integer> tokenStarting = new HashMap<>();
+  private final Map<Integer, Integer> tokenEnding = new HashMap<>();
+  private final Map<Integer, Integer> matchingParenthesis = new HashMap<>();
+  private final List<Span> spans = new ArrayList<>();
+
+  /** A hidden view: its name in {@link IvmNames#SCHEMA} and its query. */
+  public record Node(String name, String query) {}
+
+  /**
+   * A split query: the query the view is planned with, reading the hidden views {@code nodes}.
+   *
+   * @param query the view's query with each split subquery replaced by its hidden view's name
+   * @param nodes the hidden views, in the order of their numbers
+   */
+  public record Split(String query, ImmutableList<Node> nodes) {}
+
+  /** A subquery's text, from {@code start} to just before {@code end}, with its parentheses. */
+  private record Span(int start, int end, int queryStart, int queryEnd) {}
+
+  private IntermediateStates(String query, List<SqlToken> tokens) {
+    this.query = query;
+    this.tokens = tokens;
+    Deque<Integer> open = new ArrayDeque<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      SqlToken token = tokens.get(i);
+      tokenStarting.put(token.start(), i);
+      tokenEnding.put(token.end(), i);
+      if (token.isSymbol("(")) {
+        open.push(i);
+      } else if (token.isSymbol(")") && !open.isEmpty()) {
+        int opening = open.pop();
+        matchingParenthesis.put(opening, i);
+      }
+    }
+  }
+
+  /**
+   * Splits {@code query}, the query of the view with id {@code viewId}: no nodes if it has no
+   * aggregating subquery in a FROM clause (or it has a WITH clause, or does not parse).
+   */
+  public static Split split(String query, int viewId) throws SQLException {
+    SqlNode parsed;
+    try {
+      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
+    } catch (SqlParseException e) {
+      return new Split(query, ImmutableList.of()); // the planner reports it
+    }
+    IntermediateStates states = new IntermediateStates(query, SqlLexer.tokenize(query));
+    if (parsed.getKind() == SqlKind.ORDER_BY) {
+      parsed = ((SqlCall) parsed).operand(0);
+    }
+    if (parsed instanceof SqlSelect select) {
+      states.visitFrom(select.getFrom());
+    }
+    return states.splice(viewId);
+  }
+
+  /** Finds the aggregating subqueries among the relations of a FROM clause. */
+  private void visitFrom(SqlNode from) {
+    if (from == null) {
+      return;
+    }
+    if (from instanceof SqlJoin join) {
+      visitFrom(join.getLeft());
+      visitFrom(join.getRight());
+    } else if (from.getKind() == SqlKind.AS) {
+      visitFrom(((SqlCall) from).operand(0));
+    } else if (from instanceof SqlSelect select) {
+      if (aggregates(select)) {
+        Span span = span(select);
+        if (span != null) {
+          spans.add(span);
+        }
+      } else {
+        visitFrom(select.getFrom());
+      }
+    }
+    // a table, a LATERAL or WITH subquery, a set operation, a table function: nothing to split
+  }
+
+  /** Whether {@code select} aggregates its rows. */
+  private static boolean aggregates(SqlSelect select) {
+    return select.isDistinct()
+        || (select.getGroup() != null && !select.getGroup().isEmpty())
+        || select.getHaving() != null
+        || select.getSelectList().stream().anyMatch(IntermediateStates::callsAggregate);
+  }
+
+  /** Whether {@code node} calls an aggregate function (not over a window, not in a subquery). */
+  private static boolean callsAggregate(SqlNode node) {
+    if (!(node instanceof SqlCall call)
+        || call.getKind() == SqlKind.OVER
+        || call.getKind() == SqlKind.SELECT) {
+      return false;
+    }
+    SqlKind kind = call.getKind();
+    if (kind == SqlKind.FILTER || kind == SqlKind.WITHIN_GROUP || kind == SqlKind.WITHIN_DISTINCT) {
+      return true;
+    }
+    if (isAggregate(call.getOperator())) {
+      return true;
+    }
+    for (SqlNode operand : call.getOperandList()) {
+      if (operand instanceof SqlNodeList list) {
+        if (list.stream().anyMatch(IntermediateStates::callsAggregate)) {
+          return true;
+        }
+      } else if (callsAggregate(operand)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isAggregate(SqlOperator operator) {
+    if (operator instanceof SqlAggFunction) {
+      return true;
+    }
+    if (!(operator instanceof SqlUnresolvedFunction function)) {
+      return false;
+    }
+    List<SqlOperator> found = new ArrayList<>();
+    FUNCTIONS.lookupOperatorOverloads(
+        new SqlIdentifier(function.getName().toUpperCase(Locale.ROOT), SqlParserPos.ZERO),
+        SqlFunctionCategory.USER_DEFINED_FUNCTION,
+        SqlSyntax.FUNCTION,
+        found,
+        SqlNameMatchers.withCaseSensitive(false));
+    return found.stream().anyMatch(o -> o instanceof SqlAggFunction);
+  }
+
+  /**
+   * The text of {@code select} in the query, widened to the parentheses around it; null if the
+   * parser's positions do not fall on tokens (then it is not split).
+   */
+  private Span span(SqlSelect select) {
+    SqlParserPos pos = select.getParserPosition();
+    int start = ViewSqlPlanner.offset(query, pos.getLineNum(), pos.getColumnNum());
+    int last = ViewSqlPlanner.offset(query, pos.getEndLineNum(), pos.getEndColumnNum());
+    Integer first = tokenStarting.get(start);
+    Integer end = tokenEnding.get(last + 1);
+    if (first == null || end == null) {
+      return null;
+    }
+    int queryStart = start;
+    int queryEnd = last + 1;
+    int from = first;
+    int to = end;
+    while (from > 0
+        && to + 1 < tokens.size()
+        && matchingParenthesis.getOrDefault(from - 1, -1) == to + 1) {
+      from--;
+      to++;
+    }
+    if (from == first) {
+      return null; // a FROM subquery is parenthesized
+    }
+    return new Span(tokens.get(from).start(), tokens.get(to).end(), queryStart, queryEnd);
+  }
+
+  private Split splice(int viewId) {
+    StringBuilder spliced = new StringBuilder();
+    ImmutableList.Builder<Node> nodes = ImmutableList.builder();
+    int copied = 0;
+    for (int i = 0; i < spans.size(); i++) {
+      Span span = spans.get(i);
+      String name = IvmNames.hiddenView(viewId, i + 1);
+      nodes.add(new Node(name, query.substring(span.queryStart(), span.queryEnd())));
+      spliced
+          .append(query, copied, span.start())
+          .append(' ')
+          .append(IvmNames.qualified(IvmNames.SCHEMA, name))
+          .append(' ');
+      copied = span.end();
+    }
+    spliced.append(query.substring(copied));
+    return new Split(spans.isEmpty() ? query : spliced.toString(), nodes.build());
+  }
+}

@@ -1,0 +1,97 @@
+package org.calciteivm.jdbc.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLException;
+import org.calciteivm.jdbc.refresh.IntermediateStates.Node;
+import org.calciteivm.jdbc.refresh.IntermediateStates.Split;
+import org.junit.jupiter.api.Test;
+
+class IntermediateStatesTest {
+  @Test
+  void joinedAggregateBecomesANode() throws SQLException {
+    Split split =
+        IntermediateStates.split(
+            "SELECT c.region, t.total FROM customer c JOIN (SELECT custkey, SUM(price) AS total"
+                + " FROM orders GROUP BY custkey) t ON c.custkey = t.custkey",
+            7);
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT c.region, t.total FROM customer c JOIN  \"_ivm\".\"node_7_1\"  t"
+                + " ON c.custkey = t.custkey");
+    assertThat(split.nodes())
+        .containsExactly(
+            new Node(
+                "node_7_1", "SELECT custkey, SUM(price) AS total FROM orders GROUP BY custkey"));
+  }
+
+  @Test
+  void onlyTheOutermostAggregateIsSplit() throws SQLException {
+    Split split =
+        IntermediateStates.split(
+            "SELECT n, COUNT(*) AS k FROM (SELECT a, COUNT(*) AS n FROM"
+                + " (SELECT a, MAX(b) AS b FROM t GROUP BY a) i GROUP BY a) q GROUP BY n",
+            3);
+    assertThat(split.query())
+        .isEqualTo("SELECT n, COUNT(*) AS k FROM  \"_ivm\".\"node_3_1\"  q GROUP BY n");
+    assertThat(split.nodes().get(0).query())
+        .isEqualTo(
+            "SELECT a, COUNT(*) AS n FROM (SELECT a, MAX(b) AS b FROM t GROUP BY a) i GROUP BY a");
+  }
+
+  @Test
+  void commentsQuotesAndDoubledParentheses() throws SQLException {
+    String query =
+        "SELECT \"x)\".k -- a comment (with a parenthesis\n"
+            + "FROM t AS \"x)\" JOIN ( /* ( */ (SELECT DISTINCT k FROM \"u(\" WHERE s = ')')) AS d\n"
+            + "ON \"x)\".k = d.k AND d.k IN (SELECT 1)";
+    Split split = IntermediateStates.split(query, 12);
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT \"x)\".k -- a comment (with a parenthesis\n"
+                + "FROM t AS \"x)\" JOIN  \"_ivm\".\"node_12_1\"  AS d\n"
+                + "ON \"x)\".k = d.k AND d.k IN (SELECT 1)");
+    assertThat(split.nodes().get(0).query())
+        .isEqualTo("SELECT DISTINCT k FROM \"u(\" WHERE s = ')'");
+  }
+
+  @Test
+  void severalSubqueriesNumberedInOrderAndPlainOnesSearched() throws SQLException {
+    String query =
+        "SELECT * FROM (SELECT a FROM (SELECT a, SUM(b) AS s FROM t GROUP BY a) x WHERE s > 0) p,\n"
+            + "  (SELECT COUNT(*) AS n FROM u) q JOIN (SELECT a FROM v) r ON q.n = r.a"
+            + " JOIN (SELECT a, b FROM w GROUP BY a, b HAVING COUNT(*) > 1) s USING (a)";
+    Split split = IntermediateStates.split(query, 5);
+    assertThat(split.nodes())
+        .extracting(Node::name)
+        .containsExactly("node_5_1", "node_5_2", "node_5_3");
+    assertThat(split.nodes())
+        .extracting(Node::query)
+        .containsExactly(
+            "SELECT a, SUM(b) AS s FROM t GROUP BY a",
+            "SELECT COUNT(*) AS n FROM u",
+            "SELECT a, b FROM w GROUP BY a, b HAVING COUNT(*) > 1");
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT * FROM (SELECT a FROM  \"_ivm\".\"node_5_1\"  x WHERE s > 0) p,\n"
+                + "   \"_ivm\".\"node_5_2\"  q JOIN (SELECT a FROM v) r ON q.n = r.a"
+                + " JOIN  \"_ivm\".\"node_5_3\"  s USING (a)");
+  }
+
+  @Test
+  void nothingToSplit() throws SQLException {
+    for (String query :
+        new String[] {
+          "SELECT a, COUNT(*) FROM t GROUP BY a",
+          "WITH q AS (SELECT a, COUNT(*) AS n FROM t GROUP BY a) SELECT n FROM q",
+          "SELECT t.id, l.s FROM t, LATERAL (SELECT SUM(u.y) AS s FROM u WHERE u.id = t.id) l",
+          "SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS r FROM t) q",
+          "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)",
+          "SELEC oops"
+        }) {
+      Split split = IntermediateStates.split(query, 1);
+      assertThat(split.nodes()).as(query).isEmpty();
+      assertThat(split.query()).isEqualTo(query);
+    }
+  }
+}
