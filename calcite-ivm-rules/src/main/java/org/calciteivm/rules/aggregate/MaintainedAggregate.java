@@ -1,9 +1,11 @@
 package org.calciteivm.rules.aggregate;
 
 import java.util.List;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * One kind of aggregate that calcite-ivm maintains, in one place: the state a stored view keeps for
@@ -49,6 +51,14 @@ public interface MaintainedAggregate {
    */
   default String stateLost(String prefix, String stored, String change) {
     return "FALSE";
+  }
+
+  /**
+   * Why a call with arguments of {@code argumentTypes} cannot be maintained (completing "aggregate
+   * NAME ..." in a refusal), or null if it can; every call can by default.
+   */
+  default @Nullable String refusal(List<RelDataType> argumentTypes) {
+    return null;
   }
 
   /** The aggregate's value from its state columns, {@code state} (in order). */

@@ -8,6 +8,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code VAR_POP(x)}, {@code VAR_SAMP(x)} ({@code variance}), {@code STDDEV_POP(x)} and {@code
@@ -18,11 +19,12 @@ import org.apache.calcite.tools.RelBuilder.AggCall;
  * - 1))} for the sample variance (NULL below one value, resp. two, as DuckDB), the standard
  * deviations their square roots.
  *
- * <p>Precision: for TINYINT, SMALLINT and INTEGER values the sums are kept as HUGEINT and the
- * numerator {@code n * q - s * s} is computed exactly before the division, so the value is as close
- * as DuckDB's own. Other types (BIGINT, DECIMAL, REAL, DOUBLE) are summed as DOUBLE; when their
- * mean is large against their spread the subtraction cancels digits, and the value can differ from
- * DuckDB's (which uses Welford's method) beyond the last bits.
+ * <p>Only TINYINT, SMALLINT and INTEGER values (and the unsigned types Calcite reads as those) are
+ * maintained: their sums are kept as HUGEINT, so the numerator {@code n * q - s * s} is exact and
+ * the value is as close as DuckDB's own. Sums of other types would be kept as DOUBLE (a BIGINT
+ * square overflows HUGEINT), and sums that add and remove rows keep rounding residues: the standard
+ * deviation of equal values became the square root of a residue (1e-6 where DuckDB gives 0), so
+ * those are refused ({@link #refusal}).
  */
 final class VarianceAggregate implements MaintainedAggregate {
   private final boolean sample;
@@ -80,21 +82,10 @@ final class VarianceAggregate implements MaintainedAggregate {
                     q),
                 builder.call(SqlStdOperatorTable.MULTIPLY, s, s)),
             SqlTypeName.DOUBLE);
-    // DOUBLE sums that added and removed rows keep rounding residues: a numerator within 1e-10 of
-    // n * q (the values' spread below 1e-5 of their magnitude) is read as no spread at all, or a
-    // standard deviation of equal values would be the square root of a residue, not 0; the exact
-    // sums have no residue (and their numerator is never negative)
-    RexNode floor =
-        exactSums(q)
-            ? builder.literal(0)
-            : builder.call(
-                SqlStdOperatorTable.MULTIPLY,
-                builder.literal(1e-10),
-                builder.call(SqlStdOperatorTable.MULTIPLY, builder.cast(n, SqlTypeName.DOUBLE), q));
     RexNode nonNegative =
         builder.call(
             SqlStdOperatorTable.CASE,
-            builder.lessThanOrEqual(numerator, floor),
+            builder.lessThanOrEqual(numerator, builder.literal(0)),
             builder.literal(0.0),
             numerator);
     RexNode nDouble = builder.cast(n, SqlTypeName.DOUBLE);
@@ -122,26 +113,25 @@ final class VarianceAggregate implements MaintainedAggregate {
     return true;
   }
 
-  /** Whether the sums are kept exactly (as HUGEINT), from the type of a sum. */
-  private static boolean exactSums(RexNode sum) {
-    return sum.getType().getSqlTypeName() != SqlTypeName.DOUBLE;
+  @Override
+  public @Nullable String refusal(List<RelDataType> argumentTypes) {
+    SqlTypeName type = argumentTypes.get(0).getSqlTypeName();
+    return type == SqlTypeName.TINYINT
+            || type == SqlTypeName.SMALLINT
+            || type == SqlTypeName.INTEGER
+        ? null
+        : "of a "
+            + type
+            + " value (maintained for TINYINT, SMALLINT and INTEGER values, whose sums of squares"
+            + " are exact)";
   }
 
-  /**
-   * {@code x} in the type its sums are kept in: HUGEINT (DECIMAL(38, 0) to Calcite) for the small
-   * integer types, whose squares and their sums it holds exactly, DOUBLE for the others.
-   */
+  /** {@code x} as the HUGEINT (DECIMAL(38, 0) to Calcite) its sums are kept in. */
   private static RexNode summed(RelBuilder builder, RexNode x) {
     RelDataTypeFactory types = builder.getTypeFactory();
-    SqlTypeName name = x.getType().getSqlTypeName();
-    boolean exact =
-        name == SqlTypeName.TINYINT || name == SqlTypeName.SMALLINT || name == SqlTypeName.INTEGER;
     RelDataType target =
         types.createTypeWithNullability(
-            exact
-                ? types.createSqlType(SqlTypeName.DECIMAL, 38, 0)
-                : types.createSqlType(SqlTypeName.DOUBLE),
-            x.getType().isNullable());
+            types.createSqlType(SqlTypeName.DECIMAL, 38, 0), x.getType().isNullable());
     return builder.getRexBuilder().makeAbstractCast(target, x, false);
   }
 }

@@ -32,6 +32,7 @@ import org.apache.calcite.rel.core.Uncollect;
 import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.core.Window;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
@@ -164,6 +165,18 @@ public final class ViewAnalyzer {
       if (MaintainedAggregates.of(call.getAggregation().getKind()).isEmpty()) {
         throw UnsupportedViewException.notYet(
             viewName, "aggregate " + name, "maintained: " + MaintainedAggregates.NAMES);
+      }
+      List<RelDataType> argumentTypes = new ArrayList<>();
+      call.getArgList()
+          .forEach(
+              i ->
+                  argumentTypes.add(found.getInput().getRowType().getFieldList().get(i).getType()));
+      String refusal =
+          MaintainedAggregates.of(call.getAggregation().getKind())
+              .orElseThrow()
+              .refusal(argumentTypes);
+      if (refusal != null) {
+        throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " " + refusal);
       }
       if (!call.collation.getFieldCollations().isEmpty()) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
