@@ -1,5 +1,8 @@
 package org.calciteivm.tests;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -48,6 +51,27 @@ abstract class RandomRound<V> {
   void dropView(String name) throws SQLException {
     execute("DROP MATERIALIZED VIEW " + name);
     views.remove(name);
+  }
+
+  /**
+   * The failure of round {@code round} of {@code seed} with {@code cause}, saying how to replay it;
+   * the round's statements are written to {@code
+   * target/randomized/<suite>-seed<seed>-round<round>.sql} ({@code suite} names the test; empty for
+   * the oldest suite's plain {@code seed...} files).
+   */
+  AssertionError failure(String suite, long seed, int round, Throwable cause) throws IOException {
+    Path script =
+        Path.of(
+            "target",
+            "randomized",
+            (suite.isEmpty() ? "" : suite + "-") + "seed" + seed + "-round" + round + ".sql");
+    Files.createDirectories(script.getParent());
+    Files.write(script, log);
+    return new AssertionError(
+        String.format(
+            "seed=%d round=%d step=%d (replay: -Divm.seed=%d -Divm.round=%d; statements in %s)%n%s",
+            seed, round, step, seed, round, script.toAbsolutePath(), cause.getMessage()),
+        cause);
   }
 
   /** Tells a driver failure from a generator mistake: does DuckDB run the query by itself? */

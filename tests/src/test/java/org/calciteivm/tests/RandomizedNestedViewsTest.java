@@ -1,8 +1,6 @@
 package org.calciteivm.tests;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -717,16 +715,7 @@ class RandomizedNestedViewsTest {
         step = steps + 1;
         finish();
       } catch (SQLException | AssertionError e) {
-        Path script =
-            Path.of("target", "randomized", "nested-seed" + seed + "-round" + round + ".sql");
-        Files.createDirectories(script.getParent());
-        Files.write(script, log);
-        throw new AssertionError(
-            String.format(
-                "seed=%d round=%d step=%d (replay: -Divm.seed=%d -Divm.round=%d; statements in %s)"
-                    + "%n%s",
-                seed, round, step, seed, round, script.toAbsolutePath(), e.getMessage()),
-            e);
+        throw failure("nested", seed, round, e);
       }
     }
 

@@ -1,8 +1,6 @@
 package org.calciteivm.tests;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -65,15 +63,7 @@ class RandomizedProjectionTest {
         runSteps(steps, 8);
         return refreshes;
       } catch (SQLException | AssertionError e) {
-        Path script = Path.of("target", "randomized", "seed" + seed + "-round" + round + ".sql");
-        Files.createDirectories(script.getParent());
-        Files.write(script, log);
-        throw new AssertionError(
-            String.format(
-                "seed=%d round=%d step=%d (replay: -Divm.seed=%d -Divm.round=%d; statements in %s)"
-                    + "%n%s",
-                seed, round, step, seed, round, script.toAbsolutePath(), e.getMessage()),
-            e);
+        throw failure("", seed, round, e);
       }
     }
 
