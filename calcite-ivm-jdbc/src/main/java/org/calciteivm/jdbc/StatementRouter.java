@@ -12,6 +12,7 @@ import org.calciteivm.jdbc.ddl.BaseTableAlterations;
 import org.calciteivm.jdbc.ddl.MaterializedViews;
 import org.calciteivm.jdbc.ddl.RefreshExplanation;
 import org.calciteivm.jdbc.ddl.SchemaGuard;
+import org.calciteivm.jdbc.ddl.ViewRefreshes;
 import org.calciteivm.jdbc.sql.ParsedStatement;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
@@ -73,7 +74,7 @@ final class StatementRouter {
       return new Count(0);
     }
     if (parsed instanceof RefreshMaterializedView refresh) {
-      return new Count(MaterializedViews.refresh(connection, refresh.name(), false).changeRows());
+      return new Count(ViewRefreshes.refresh(connection, refresh.name(), false).changeRows());
     }
     if (parsed instanceof DropMaterializedView drop) {
       MaterializedViews.drop(connection, drop);

@@ -319,78 +319,6 @@ public final class IvmCatalog {
   }
 
   /**
-   * Starts tracking {@code relation}: registers it and creates its empty delta table, which
-   * captures the columns named in {@code columns}.
-   */
-  public static TrackedTable track(Connection connection, Relation relation, Set<String> columns)
-      throws SQLException {
-    int id = nextId(connection, TABLES, "table_id");
-    try (PreparedStatement s =
-        connection.prepareStatement("INSERT INTO " + TABLES + " VALUES (?, ?, ?, 0)")) {
-      s.setInt(1, id);
-      s.setString(2, relation.schema());
-      s.setString(3, relation.name());
-      s.executeUpdate();
-    }
-    ImmutableList<String> captured =
-        relation.columns().stream()
-            .map(Column::name)
-            .filter(columns::contains)
-            .collect(ImmutableList.toImmutableList());
-    TrackedTable table = new TrackedTable(id, relation, captured);
-    String definitions =
-        relation.columns().stream()
-            .filter(c -> columns.contains(c.name()))
-            .map(c -> IvmNames.quote(c.name()) + " " + c.dataType() + ", ")
-            .collect(Collectors.joining());
-    try (Statement s = connection.createStatement()) {
-      s.execute(
-          "CREATE TABLE "
-              + table.deltaTable()
-              + " ("
-              + definitions
-              + IvmNames.quote(ZSets.WEIGHT_COLUMN)
-              + " BIGINT NOT NULL, "
-              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " BIGINT)");
-    }
-    return table;
-  }
-
-  /**
-   * Makes {@code table} capture the columns named in {@code columns} too. Rows captured before have
-   * NULL there; only views that consumed them already read them (a new view starts after them), and
-   * those views do not read the new columns.
-   */
-  public static TrackedTable captureColumns(
-      Connection connection, TrackedTable table, Set<String> columns) throws SQLException {
-    List<String> captured = new ArrayList<>(table.capturedColumns());
-    try (Statement s = connection.createStatement()) {
-      for (Column column : table.relation().columns()) {
-        if (columns.contains(column.name()) && !table.captures(column.name())) {
-          s.execute(
-              "ALTER TABLE "
-                  + table.deltaTable()
-                  + " ADD COLUMN "
-                  + IvmNames.quote(column.name())
-                  + " "
-                  + column.dataType());
-          captured.add(column.name());
-        }
-      }
-    }
-    return new TrackedTable(table.id(), table.relation(), ImmutableList.copyOf(captured));
-  }
-
-  /** Stops tracking {@code table}: drops its delta table and forgets it. */
-  public static void untrack(Connection connection, TrackedTable table) throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.execute("DROP TABLE " + table.deltaTable());
-      s.execute("DELETE FROM " + TABLES + " WHERE table_id = " + table.id());
-    }
-  }
-
-  /**
    * A new view id, for a view that needs its id before it is registered: one that splits its query
    * names its hidden views after it.
    */
@@ -468,8 +396,7 @@ public final class IvmCatalog {
    * stages), which must not be taken for another table's. The counter is a catalog row, so it moves
    * in the caller's transaction; a database from before the counter starts from the highest id.
    */
-  private static int nextId(Connection connection, String table, String column)
-      throws SQLException {
+  static int nextId(Connection connection, String table, String column) throws SQLException {
     try (Statement s = connection.createStatement()) {
       s.execute(
           "INSERT INTO "

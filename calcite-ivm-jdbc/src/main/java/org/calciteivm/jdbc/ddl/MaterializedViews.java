@@ -27,9 +27,9 @@ import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
-import org.calciteivm.jdbc.refresh.RefreshExecutor;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
@@ -200,16 +200,16 @@ public final class MaterializedViews {
       TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);
       if (trackedTable == null && readsView) {
         // every column: the view's refresh writes whole rows into its change log
-        trackedTable = IvmCatalog.track(duckDb, relation, relation.columnNames());
+        trackedTable = TrackedTables.track(duckDb, relation, relation.columnNames());
         tracked.add(trackedTable);
         // its refresh program must now write its change
         viewsRead.add(catalog.viewByUserView(relation).orElseThrow());
       } else if (trackedTable == null) {
-        trackedTable = IvmCatalog.track(duckDb, relation, columns);
+        trackedTable = TrackedTables.track(duckDb, relation, columns);
         tracked.add(trackedTable);
       } else if (!trackedTable.capturedColumns().containsAll(columns)) {
         tracked.remove(trackedTable);
-        trackedTable = IvmCatalog.captureColumns(duckDb, trackedTable, columns);
+        trackedTable = TrackedTables.captureColumns(duckDb, trackedTable, columns);
         tracked.add(trackedTable);
       }
       compiler.tracked(trackedTable);
@@ -345,7 +345,7 @@ public final class MaterializedViews {
             throw notAView(duckDb, name);
           }
           ViewEntry view = found.get();
-          List<ViewEntry> readers = readersOf(catalog, view);
+          List<ViewEntry> readers = ViewRefreshes.readersOf(catalog, view);
           if (!readers.isEmpty()) {
             throw new SQLException(
                 "cannot drop materialized view \""
@@ -391,7 +391,7 @@ public final class MaterializedViews {
       TrackedTable table = catalog.trackedTable(tableId);
       ChangeLogs.dropPendingView(duckDb, view.id(), table);
       if (catalog.viewsReading(tableId).size() == 1) {
-        IvmCatalog.untrack(duckDb, table);
+        TrackedTables.untrack(duckDb, table);
         // a materialized view no other view reads writes no change log any more
         Optional<ViewEntry> read = catalog.viewByUserView(table.relation());
         if (read.isPresent() && !Objects.equals(read.get().ownerViewId(), view.id())) {
@@ -411,101 +411,6 @@ public final class MaterializedViews {
       dropped.addAll(dropInTransaction(database, duckDb, hidden, settings, replanned));
     }
     return dropped;
-  }
-
-  /** The materialized views that read materialized view {@code view}. */
-  static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
-    return catalog
-        .trackedTable(view.userViewSchema(), view.name())
-        .map(log -> (List<ViewEntry>) catalog.viewsReading(log.id()))
-        .orElse(List.of());
-  }
-
-  /**
-   * The materialized views {@code view} reads, in the order a refresh of {@code view} brings them
-   * up to date: every view before the views that read it.
-   */
-  static List<ViewEntry> viewsBelow(CatalogSnapshot catalog, ViewEntry view) {
-    List<ViewEntry> order = new ArrayList<>();
-    addViewsBelow(catalog, view, order);
-    return order;
-  }
-
-  private static void addViewsBelow(
-      CatalogSnapshot catalog, ViewEntry view, List<ViewEntry> order) {
-    for (int tableId : view.inputTableIds()) {
-      Optional<ViewEntry> read = catalog.viewByUserView(catalog.trackedTable(tableId).relation());
-      if (read.isPresent() && order.stream().noneMatch(v -> v.id() == read.get().id())) {
-        addViewsBelow(catalog, read.get(), order);
-        order.add(read.get());
-      }
-    }
-  }
-
-  /**
-   * {@code REFRESH MATERIALIZED VIEW}: applies the pending changes incrementally.
-   *
-   * @param timed whether the outcome lists the statements run with their times
-   */
-  public static RefreshExecutor.Outcome refresh(
-      IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
-    ViewEntry view = view(connection, name);
-    List<RefreshExecutor.Step> steps = new ArrayList<>();
-    // the views it reads first, each in a transaction of its own unless the client's is open: a
-    // view's change log keeps what the views reading it have not consumed
-    for (ViewEntry below : viewsBelow(connection.database().catalog(), view)) {
-      long started = System.nanoTime();
-      RefreshExecutor.Outcome outcome = refreshOne(connection, below, false);
-      steps.add(
-          new RefreshExecutor.Step(
-              (below.isHidden()
-                      ? "refresh hidden view " + below.userView() + ", a subquery this view reads ("
-                      : "refresh materialized view \""
-                          + below.name()
-                          + "\", which this view reads (")
-                  + outcome.changeRows()
-                  + " change rows)",
-              "",
-              System.nanoTime() - started));
-    }
-    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
-    if (steps.isEmpty() || !timed) {
-      return outcome;
-    }
-    steps.addAll(outcome.steps());
-    return new RefreshExecutor.Outcome(
-        outcome.changeRows(), outcome.choice(), outcome.mergeMillis(), ImmutableList.copyOf(steps));
-  }
-
-  private static RefreshExecutor.Outcome refreshOne(
-      IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
-    boolean loads = connection.database().cachedProgram(view.id()) == null;
-    long loading = System.nanoTime();
-    RefreshProgram program = program(connection, view);
-    long loaded = System.nanoTime();
-    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed);
-    if (!loads || !timed) {
-      return outcome;
-    }
-    List<RefreshExecutor.Step> steps = new ArrayList<>();
-    steps.add(
-        new RefreshExecutor.Step(
-            "read the view's refresh program from the catalog (first use in this process)",
-            "",
-            loaded - loading));
-    steps.addAll(outcome.steps());
-    return new RefreshExecutor.Outcome(
-        outcome.changeRows(), outcome.choice(), outcome.mergeMillis(), ImmutableList.copyOf(steps));
-  }
-
-  static RefreshProgram program(IvmConnection connection, ViewEntry view) throws SQLException {
-    IvmDatabase database = connection.database();
-    RefreshProgram program = database.cachedProgram(view.id());
-    if (program == null) {
-      program = ViewPrograms.load(database, connection.duckDb(), view);
-      database.cacheProgram(view.id(), program);
-    }
-    return program;
   }
 
   static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {

@@ -35,7 +35,7 @@ public final class RefreshExplanation {
   public static List<String> explainAnalyze(IvmConnection connection, ObjectName name)
       throws SQLException {
     long start = System.nanoTime();
-    RefreshExecutor.Outcome outcome = MaterializedViews.refresh(connection, name, true);
+    RefreshExecutor.Outcome outcome = ViewRefreshes.refresh(connection, name, true);
     long total = System.nanoTime() - start;
     List<String> lines = new ArrayList<>();
     lines.add(
@@ -61,7 +61,7 @@ public final class RefreshExplanation {
   public static List<String> explain(IvmConnection connection, ObjectName name)
       throws SQLException {
     ViewEntry view = MaterializedViews.view(connection, name);
-    RefreshProgram program = MaterializedViews.program(connection, view);
+    RefreshProgram program = ViewRefreshes.program(connection, view);
     IvmSettings settings = connection.settings();
     ImmutableMap<Integer, Long> pendingRows = RefreshExecutor.pendingRows(connection, view);
     ImmutableSet<Integer> pending = pendingRows.keySet();
@@ -71,7 +71,7 @@ public final class RefreshExplanation {
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
     CatalogSnapshot catalog = connection.database().catalog();
-    List<ViewEntry> below = MaterializedViews.viewsBelow(catalog, view);
+    List<ViewEntry> below = ViewRefreshes.viewsBelow(catalog, view);
     List<String> visibleBelow =
         below.stream().filter(v -> !v.isHidden()).map(v -> '"' + v.name() + '"').toList();
     if (!visibleBelow.isEmpty()) {
@@ -88,7 +88,7 @@ public final class RefreshExplanation {
                 + hidden.query().replaceAll("\\s+", " "));
       }
     }
-    List<ViewEntry> readers = MaterializedViews.readersOf(catalog, view);
+    List<ViewEntry> readers = ViewRefreshes.readersOf(catalog, view);
     if (!readers.isEmpty()) {
       lines.add(
           ViewEntry.dependents(readers, "reads", "read")

@@ -1,0 +1,128 @@
+package org.calciteivm.jdbc.ddl;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.IvmDatabase;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.RefreshExecutor;
+import org.calciteivm.jdbc.refresh.RefreshProgram;
+import org.calciteivm.jdbc.refresh.ViewPrograms;
+import org.calciteivm.jdbc.sql.ObjectName;
+
+/**
+ * {@code REFRESH MATERIALIZED VIEW} over the graph of materialized views: a view is refreshed after
+ * the views it reads (its hidden views and the materialized views in its query), bottom-up, each
+ * with its program, read from the catalog at its first use in the process.
+ */
+public final class ViewRefreshes {
+  private ViewRefreshes() {}
+
+  /** The materialized views that read materialized view {@code view}. */
+  static List<ViewEntry> readersOf(CatalogSnapshot catalog, ViewEntry view) {
+    return catalog
+        .trackedTable(view.userViewSchema(), view.name())
+        .map(log -> (List<ViewEntry>) catalog.viewsReading(log.id()))
+        .orElse(List.of());
+  }
+
+  /**
+   * The materialized views {@code view} reads, in the order a refresh of {@code view} brings them
+   * up to date: every view before the views that read it.
+   */
+  static List<ViewEntry> viewsBelow(CatalogSnapshot catalog, ViewEntry view) {
+    List<ViewEntry> order = new ArrayList<>();
+    addViewsBelow(catalog, view, order);
+    return order;
+  }
+
+  private static void addViewsBelow(
+      CatalogSnapshot catalog, ViewEntry view, List<ViewEntry> order) {
+    for (int tableId : view.inputTableIds()) {
+      Optional<ViewEntry> read = catalog.viewByUserView(catalog.trackedTable(tableId).relation());
+      if (read.isPresent() && order.stream().noneMatch(v -> v.id() == read.get().id())) {
+        addViewsBelow(catalog, read.get(), order);
+        order.add(read.get());
+      }
+    }
+  }
+
+  /**
+   * {@code REFRESH MATERIALIZED VIEW}: applies the pending changes incrementally.
+   *
+   * @param timed whether the outcome lists the statements run with their times
+   */
+  public static RefreshExecutor.Outcome refresh(
+      IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
+    ViewEntry view = MaterializedViews.view(connection, name);
+    List<RefreshExecutor.Step> steps = new ArrayList<>();
+    // the views it reads first, each in a transaction of its own unless the client's is open: a
+    // view's change log keeps what the views reading it have not consumed
+    for (ViewEntry below : viewsBelow(connection.database().catalog(), view)) {
+      long started = System.nanoTime();
+      RefreshExecutor.Outcome outcome = refreshOne(connection, below, false);
+      steps.add(
+          new RefreshExecutor.Step(
+              (below.isHidden()
+                      ? "refresh hidden view " + below.userView() + ", a subquery this view reads ("
+                      : "refresh materialized view \""
+                          + below.name()
+                          + "\", which this view reads (")
+                  + outcome.changeRows()
+                  + " change rows)",
+              "",
+              System.nanoTime() - started));
+    }
+    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
+    return timed ? withStepsBefore(steps, outcome) : outcome;
+  }
+
+  private static RefreshExecutor.Outcome refreshOne(
+      IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
+    boolean loads = connection.database().cachedProgram(view.id()) == null;
+    long loading = System.nanoTime();
+    RefreshProgram program = program(connection, view);
+    long loaded = System.nanoTime();
+    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed);
+    if (!loads || !timed) {
+      return outcome;
+    }
+    return withStepsBefore(
+        List.of(
+            new RefreshExecutor.Step(
+                "read the view's refresh program from the catalog (first use in this process)",
+                "",
+                loaded - loading)),
+        outcome);
+  }
+
+  /** {@code outcome} with {@code before} listed ahead of its own steps. */
+  private static RefreshExecutor.Outcome withStepsBefore(
+      List<RefreshExecutor.Step> before, RefreshExecutor.Outcome outcome) {
+    if (before.isEmpty()) {
+      return outcome;
+    }
+    return new RefreshExecutor.Outcome(
+        outcome.changeRows(),
+        outcome.choice(),
+        outcome.mergeMillis(),
+        ImmutableList.<RefreshExecutor.Step>builder()
+            .addAll(before)
+            .addAll(outcome.steps())
+            .build());
+  }
+
+  static RefreshProgram program(IvmConnection connection, ViewEntry view) throws SQLException {
+    IvmDatabase database = connection.database();
+    RefreshProgram program = database.cachedProgram(view.id());
+    if (program == null) {
+      program = ViewPrograms.load(database, connection.duckDb(), view);
+      database.cacheProgram(view.id(), program);
+    }
+    return program;
+  }
+}
