@@ -27,6 +27,27 @@ final class AggCheck {
   private AggCheck() {}
 
   /**
+   * Throws an {@link AssertionError} naming {@code where} unless every hidden view that {@code
+   * view} keeps holds the rows of its own query, DOUBLE columns (sums whose partials add up in
+   * another order) within the tolerance.
+   */
+  static void assertHiddenViewsMatch(Connection connection, String view, String where)
+      throws SQLException {
+    for (ViewCheck.HiddenView hidden : ViewCheck.hiddenViews(connection, view)) {
+      List<Boolean> approximate = new ArrayList<>();
+      for (String[] column : columns(connection, "DESCRIBE " + hidden.query())) {
+        approximate.add(column[1].equals("DOUBLE") || column[1].equals("FLOAT"));
+      }
+      assertMatches(
+          connection,
+          hidden.name(),
+          hidden.query(),
+          approximate,
+          where + ", hidden view of " + view);
+    }
+  }
+
+  /**
    * Throws an {@link AssertionError} naming {@code where} unless {@code view} holds the rows of
    * {@code query}, exactly in the columns where {@code approximate} is false and within the
    * tolerance in the others.

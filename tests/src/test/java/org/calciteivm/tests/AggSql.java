@@ -53,6 +53,12 @@ final class AggSql {
   private final List<Column> columns;
   private int aliases;
 
+  /**
+   * The value the DISTINCT aggregates of the view being generated take (one per view: calcite-ivm
+   * keeps one count per group and value), with its FILTER; null if it has none.
+   */
+  private String distinctValue;
+
   AggSql(Random random, RandomSql sql, String table, List<Column> columns) {
     this.random = random;
     this.sql = sql;
@@ -112,8 +118,14 @@ final class AggSql {
         items.add(new Item(key + " AS " + alias(), false));
       }
     }
+    distinctValue = random.nextInt(4) == 0 ? exactNumeric() : null;
+    String distinctFilter =
+        random.nextInt(4) == 0 ? " FILTER (WHERE " + sql.predicate(1) + ")" : "";
     for (int n = 1 + random.nextInt(4); n > 0; n--) {
-      Item aggregate = random.nextInt(6) == 0 ? overAggregates() : aggregate();
+      Item aggregate =
+          distinctValue != null && random.nextInt(2) == 0
+              ? distinctAggregate(distinctFilter)
+              : random.nextInt(6) == 0 ? overAggregates() : aggregate();
       // An unaliased aggregate gets DuckDB's name, e.g. sum(i0) or count_star().
       if (!unaliased && random.nextInt(8) == 0 && !aggregate.sql().contains("FILTER")) {
         unaliased = true;
@@ -164,7 +176,8 @@ final class AggSql {
   private Item aggregate() {
     Item call =
         switch (random.nextInt(12)) {
-          case 10, 11 -> variance();
+          // variances are not maintained beside DISTINCT aggregates
+          case 10, 11 -> distinctValue == null ? variance() : sum(numeric());
           case 0, 1 -> sum(numeric());
           case 2 -> new Item("COUNT(*)", false);
           case 3 -> new Item("COUNT(" + anyArgument() + ")", false);
@@ -176,6 +189,12 @@ final class AggSql {
       return new Item(call.sql() + " FILTER (WHERE " + sql.predicate(1) + ")", call.approximate());
     }
     return call;
+  }
+
+  /** COUNT, SUM, AVG, MIN or MAX of the view's DISTINCT value, with its FILTER. */
+  private Item distinctAggregate(String filter) {
+    String function = pick(List.of("COUNT", "COUNT", "SUM", "AVG", "MIN", "MAX"));
+    return new Item(function + "(DISTINCT " + distinctValue + ")" + filter, function.equals("AVG"));
   }
 
   /** Expressions over aggregates, as users write them in select lists. */

@@ -547,12 +547,17 @@ final class JoinSql {
         approximate.add(false);
       }
     }
+    // one DISTINCT value per view: calcite-ivm keeps a count per group and value
+    String distinct =
+        random.nextInt(4) == 0 ? pick(inputs).column(pick(new String[] {"k", "j", "v"})) : null;
     for (int n = 1 + random.nextInt(4); n > 0; n--) {
       Input a = pick(inputs);
       Input b = pick(inputs);
       boolean approx = false;
       String call =
-          switch (random.nextInt(16)) {
+          switch (distinct != null && random.nextBoolean() ? 16 : random.nextInt(16)) {
+            case 16 ->
+                pick(new String[] {"COUNT", "COUNT", "SUM", "MIN"}) + "(DISTINCT " + distinct + ")";
             case 0, 1 -> "COUNT(*)";
             case 2 -> "COUNT(" + a.column(pick(SHARED)) + ")";
             case 3, 4 -> "SUM(" + a.column("v") + ")";

@@ -202,6 +202,7 @@ class RandomizedAggregateTest {
       log.add("-- check " + name);
       AggSql.ViewQuery query = views.get(name);
       AggCheck.assertMatches(connection, name, query.sql(), query.approximate(), "step " + step);
+      AggCheck.assertHiddenViewsMatch(connection, name, "step " + step);
     }
   }
 }

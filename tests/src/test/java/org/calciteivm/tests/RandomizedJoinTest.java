@@ -292,6 +292,7 @@ class RandomizedJoinTest {
       AggSql.ViewQuery query = views.get(name);
       AggCheck.assertMatches(
           connection, name, query.sql(), query.approximate(), "step " + step + " (" + name + ")");
+      AggCheck.assertHiddenViewsMatch(connection, name, "step " + step);
       long rows = Long.parseLong(ViewCheck.rows(connection, "SELECT count(*) FROM " + name).get(0));
       stats.checks++;
       stats.viewRows += rows;

@@ -1072,6 +1072,7 @@ class RandomizedNestedViewsTest {
           name,
           view.sql(),
           "step " + step + ", " + where + " (level-" + view.level() + " view " + name + ")");
+      ViewCheck.assertHiddenViewsMatch(connection, name, "step " + step + ", " + where);
       long rows = Long.parseLong(ViewCheck.rows(connection, "SELECT count(*) FROM " + name).get(0));
       stats.checks++;
       stats.viewRows += rows;

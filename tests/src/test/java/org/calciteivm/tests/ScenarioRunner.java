@@ -287,6 +287,7 @@ final class ScenarioRunner implements AutoCloseable {
 
   private void check(View view, String where) throws SQLException {
     ViewCheck.assertMatches(connection, view.name(), view.query(), where);
+    ViewCheck.assertHiddenViewsMatch(connection, view.name(), where);
   }
 
   private View viewNamed(String name, String where) {

@@ -1,6 +1,7 @@
 package org.calciteivm.tests;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -46,6 +47,47 @@ final class ViewCheck {
           String.format(
               "%s: materialized view %s has columns %s but its query gives %s%n  query: %s",
               where, view, actualColumns, expectedColumns, query));
+    }
+  }
+
+  /** A hidden view: its name, qualified, and its query (in _ivm.views). */
+  record HiddenView(String name, String query) {}
+
+  /**
+   * The hidden views (intermediate states) that the materialized view {@code view} keeps, with
+   * those their own hidden views keep, from the catalog.
+   */
+  static List<HiddenView> hiddenViews(Connection connection, String view) throws SQLException {
+    List<HiddenView> hidden = new ArrayList<>();
+    String sql =
+        "WITH RECURSIVE owned(id) AS (SELECT view_id FROM _ivm.views WHERE owner_view_id IS NULL"
+            + " AND lower(view_name) = lower(?) UNION ALL SELECT v.view_id FROM _ivm.views v"
+            + " JOIN owned o ON v.owner_view_id = o.id)"
+            + " SELECT view_name, query FROM _ivm.views"
+            + " WHERE owner_view_id IS NOT NULL AND view_id IN (SELECT id FROM owned)"
+            + " ORDER BY view_id";
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setString(1, view);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          hidden.add(
+              new HiddenView(
+                  "_ivm.\"" + rows.getString(1).replace("\"", "\"\"") + "\"", rows.getString(2)));
+        }
+      }
+    }
+    return hidden;
+  }
+
+  /**
+   * Throws an {@link AssertionError} naming {@code where} unless every hidden view that {@code
+   * view} keeps equals its own query run now over the base tables: every intermediate state, not
+   * only the view on top.
+   */
+  static void assertHiddenViewsMatch(Connection connection, String view, String where)
+      throws SQLException {
+    for (HiddenView hidden : hiddenViews(connection, view)) {
+      assertMatches(connection, hidden.name(), hidden.query(), where + ", hidden view of " + view);
     }
   }
 

@@ -15,7 +15,10 @@ import org.calciteivm.core.IvmNames;
  * or remote connection reads it like any view.
  *
  * <p>Hidden views (intermediate states a view keeps for its subqueries) have no row: a user's view
- * lists the base tables its hidden views read, with their pending rows, as its own.
+ * lists the base tables its hidden views read, with their pending rows, as its own, and the number
+ * of its hidden views with their rows and estimated bytes (the space its maintenance costs: rows
+ * times the columns' widths, 16 bytes per string or nested value, DuckDB's size of a string before
+ * compression). {@code reads_views} lists the materialized views among its inputs.
  *
  * <p>It names every delta table, so it is replaced in the transaction of every change of the set of
  * tracked tables (CREATE and DROP MATERIALIZED VIEW).
@@ -88,14 +91,43 @@ public final class SystemView {
             + catalog
             + "tables t USING (table_id)",
         "  WHERE t.schema_name <> " + IvmNames.literal(IvmNames.SCHEMA),
-        "  GROUP BY ALL)",
+        "  GROUP BY ALL),",
+        "widths AS (",
+        "  SELECT table_name, sum(CASE",
+        "    WHEN data_type IN ('BOOLEAN', 'TINYINT', 'UTINYINT') THEN 1",
+        "    WHEN data_type IN ('SMALLINT', 'USMALLINT') THEN 2",
+        "    WHEN data_type IN ('INTEGER', 'UINTEGER', 'DATE', 'FLOAT') THEN 4",
+        "    WHEN data_type LIKE 'DECIMAL%' THEN CASE WHEN numeric_precision <= 4 THEN 2",
+        "      WHEN numeric_precision <= 9 THEN 4 WHEN numeric_precision <= 18 THEN 8 ELSE 16 END",
+        "    WHEN data_type IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'TIMESTAMP', 'TIME') THEN 8",
+        "    ELSE 16 END) AS width",
+        "  FROM duckdb_columns() WHERE schema_name = " + IvmNames.literal(IvmNames.SCHEMA),
+        "  GROUP BY table_name),",
+        "states AS (",
+        "  SELECT s.user_view_id AS view_id, count(*) AS states,",
+        "    sum(t.estimated_size)::BIGINT AS state_rows,",
+        "    sum(t.estimated_size * w.width)::BIGINT AS state_bytes",
+        "  FROM served s JOIN " + catalog + "views h ON h.view_id = s.view_id",
+        "  JOIN duckdb_tables() t ON t.schema_name = " + IvmNames.literal(IvmNames.SCHEMA),
+        "    AND t.table_name = 'view_' || h.view_id || '_' || h.view_name",
+        "  JOIN widths w ON w.table_name = t.table_name",
+        "  WHERE h.owner_view_id IS NOT NULL",
+        "  GROUP BY 1)",
         "SELECT v.view_name AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
         "  v.strategy, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
         "  v.last_refresh_ms, v.last_refresh_mode, v.last_merge_ms,",
         "  map(list(i.base_table ORDER BY i.table_id), list(i.change_rows ORDER BY i.table_id))",
         "    AS pending_rows,",
-        "  sum(i.change_rows)::BIGINT AS pending_rows_total",
+        "  sum(i.change_rows)::BIGINT AS pending_rows_total,",
+        "  coalesce(any_value(st.states), 0)::INTEGER AS intermediate_states,",
+        "  coalesce(any_value(st.state_rows), 0) AS intermediate_rows,",
+        "  coalesce(any_value(st.state_bytes), 0) AS intermediate_bytes,",
+        "  coalesce(list(i.base_table ORDER BY i.table_id) FILTER (WHERE r.view_id IS NOT NULL),",
+        "    []) AS reads_views",
         "FROM " + catalog + "views v JOIN inputs i USING (view_id)",
+        "LEFT JOIN " + catalog + "views r ON r.owner_view_id IS NULL",
+        "  AND lower(i.base_table) = lower(r.view_name)",
+        "LEFT JOIN states st ON st.view_id = v.view_id",
         "GROUP BY ALL",
         "ORDER BY name");
   }

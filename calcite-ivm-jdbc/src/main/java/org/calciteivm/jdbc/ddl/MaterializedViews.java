@@ -148,12 +148,11 @@ public final class MaterializedViews {
       compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
       id = IvmCatalog.newViewId(duckDb);
     } catch (UnsupportedViewException refusal) {
-      if (!refusal.construct().equals(ViewAnalyzer.AGGREGATE_BELOW_JOIN)
-          && !refusal.construct().equals(ViewAnalyzer.AGGREGATE_OVER_AGGREGATE)) {
+      if (!ViewAnalyzer.needsIntermediateStates(refusal)) {
         throw refusal;
       }
       id = IvmCatalog.newViewId(duckDb);
-      IntermediateStates.Split split = IntermediateStates.split(definition.query(), id);
+      IntermediateStates.Split split = IntermediateStates.split(definition.query(), id, name);
       if (split.nodes().isEmpty()) {
         throw refusal;
       }
@@ -162,7 +161,9 @@ public final class MaterializedViews {
       }
       splits = true;
       catalog = IvmCatalog.load(duckDb);
-      compiler = ViewCompiler.plan(duckDb, name, split.query(), catalog.trackedTables());
+      compiler =
+          ViewCompiler.plan(
+              duckDb, name, split.query(), definition.planned(), catalog.trackedTables());
     }
     ViewAnalyzer.Analysis analysis = compiler.analysis();
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);

@@ -2,13 +2,9 @@ package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlFunctionCategory;
@@ -29,8 +25,6 @@ import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.jdbc.sql.SqlLexer;
-import org.calciteivm.jdbc.sql.SqlToken;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
@@ -47,6 +41,10 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
  * correlated subquery has no state of its own). The split is a function of the text and the view's
  * id alone, so the catalog keeps the user's query and the split is made again whenever the view is
  * planned.
+ *
+ * <p>A view whose own aggregates take DISTINCT values is split differently: into one hidden view
+ * that counts each value per group, and the view over it ({@link DistinctAggregates}). Its FROM
+ * clause moves into that hidden view whole, and is split there in turn.
  */
 public final class IntermediateStates {
   /** The functions known to be aggregates, by upper-case name. */
@@ -54,12 +52,8 @@ public final class IntermediateStates {
       SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
           SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL);
 
-  private final String query;
-  private final List<SqlToken> tokens;
-  private final Map<Integer, Integer> tokenStarting = new HashMap<>();
-  private final Map<Integer, Integer> tokenEnding = new HashMap<>();
-  private final Map<Integer, Integer> matchingParenthesis = new HashMap<>();
-  private final List<Span> spans = new ArrayList<>();
+  private final QueryText text;
+  private final List<QueryText.Range> spans = new ArrayList<>();
 
   /** A hidden view: its name in {@link IvmNames#SCHEMA} and its query. */
   public record Node(String name, String query) {}
@@ -72,38 +66,29 @@ public final class IntermediateStates {
    */
   public record Split(String query, ImmutableList<Node> nodes) {}
 
-  /** A subquery's text, from {@code start} to just before {@code end}, with its parentheses. */
-  private record Span(int start, int end, int queryStart, int queryEnd) {}
-
-  private IntermediateStates(String query, List<SqlToken> tokens) {
-    this.query = query;
-    this.tokens = tokens;
-    Deque<Integer> open = new ArrayDeque<>();
-    for (int i = 0; i < tokens.size(); i++) {
-      SqlToken token = tokens.get(i);
-      tokenStarting.put(token.start(), i);
-      tokenEnding.put(token.end(), i);
-      if (token.isSymbol("(")) {
-        open.push(i);
-      } else if (token.isSymbol(")") && !open.isEmpty()) {
-        int opening = open.pop();
-        matchingParenthesis.put(opening, i);
-      }
-    }
+  private IntermediateStates(QueryText text) {
+    this.text = text;
   }
 
   /**
    * Splits {@code query}, the query of the view with id {@code viewId}: no nodes if it has no
    * aggregating subquery in a FROM clause (or it has a WITH clause, or does not parse).
    */
-  public static Split split(String query, int viewId) throws SQLException {
+  public static Split split(String query, int viewId, String viewName) throws SQLException {
     SqlNode parsed;
     try {
       parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return new Split(query, ImmutableList.of()); // the planner reports it
     }
-    IntermediateStates states = new IntermediateStates(query, SqlLexer.tokenize(query));
+    QueryText text = new QueryText(query);
+    if (parsed instanceof SqlSelect select) {
+      Split distinct = DistinctAggregates.split(text, select, viewId, viewName);
+      if (distinct != null) {
+        return distinct;
+      }
+    }
+    IntermediateStates states = new IntermediateStates(text);
     if (parsed.getKind() == SqlKind.ORDER_BY) {
       parsed = ((SqlCall) parsed).operand(0);
     }
@@ -125,9 +110,9 @@ public final class IntermediateStates {
       visitFrom(((SqlCall) from).operand(0));
     } else if (from instanceof SqlSelect select) {
       if (aggregates(select)) {
-        Span span = span(select);
-        if (span != null) {
-          spans.add(span);
+        QueryText.Range range = text.range(select);
+        if (range != null && !text.parenthesized(range).equals(range)) {
+          spans.add(range); // a FROM subquery is parenthesized
         }
       } else {
         visitFrom(select.getFrom());
@@ -170,7 +155,7 @@ public final class IntermediateStates {
     return false;
   }
 
-  private static boolean isAggregate(SqlOperator operator) {
+  static boolean isAggregate(SqlOperator operator) {
     if (operator instanceof SqlAggFunction) {
       return true;
     }
@@ -187,43 +172,15 @@ public final class IntermediateStates {
     return found.stream().anyMatch(o -> o instanceof SqlAggFunction);
   }
 
-  /**
-   * The text of {@code select} in the query, widened to the parentheses around it; null if the
-   * parser's positions do not fall on tokens (then it is not split).
-   */
-  private Span span(SqlSelect select) {
-    SqlParserPos pos = select.getParserPosition();
-    int start = ViewSqlPlanner.offset(query, pos.getLineNum(), pos.getColumnNum());
-    int last = ViewSqlPlanner.offset(query, pos.getEndLineNum(), pos.getEndColumnNum());
-    Integer first = tokenStarting.get(start);
-    Integer end = tokenEnding.get(last + 1);
-    if (first == null || end == null) {
-      return null;
-    }
-    int queryStart = start;
-    int queryEnd = last + 1;
-    int from = first;
-    int to = end;
-    while (from > 0
-        && to + 1 < tokens.size()
-        && matchingParenthesis.getOrDefault(from - 1, -1) == to + 1) {
-      from--;
-      to++;
-    }
-    if (from == first) {
-      return null; // a FROM subquery is parenthesized
-    }
-    return new Span(tokens.get(from).start(), tokens.get(to).end(), queryStart, queryEnd);
-  }
-
   private Split splice(int viewId) {
     StringBuilder spliced = new StringBuilder();
     ImmutableList.Builder<Node> nodes = ImmutableList.builder();
     int copied = 0;
+    String query = text.query();
     for (int i = 0; i < spans.size(); i++) {
-      Span span = spans.get(i);
+      QueryText.Range span = text.parenthesized(spans.get(i));
       String name = IvmNames.hiddenView(viewId, i + 1);
-      nodes.add(new Node(name, query.substring(span.queryStart(), span.queryEnd())));
+      nodes.add(new Node(name, text.text(spans.get(i))));
       spliced
           .append(query, copied, span.start())
           .append(' ')

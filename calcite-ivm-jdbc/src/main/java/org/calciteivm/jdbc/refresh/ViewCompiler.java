@@ -67,6 +67,10 @@ public final class ViewCompiler {
   private final CalciteSchemas.PlanningSchema schema;
   private final String viewName;
   private final String query;
+
+  /** The query as the user wrote it, which names and types the view's columns. */
+  private final String userQuery;
+
   private final MaintainedView maintained;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
@@ -79,9 +83,11 @@ public final class ViewCompiler {
       CalciteSchemas.PlanningSchema schema,
       ViewSqlPlanner planner,
       String viewName,
-      String query)
+      String query,
+      String userQuery)
       throws SQLException {
     this.connection = connection;
+    this.userQuery = userQuery.trim();
     this.schema = schema;
     this.viewName = viewName;
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
@@ -100,6 +106,22 @@ public final class ViewCompiler {
   public static ViewCompiler plan(
       Connection connection, String viewName, String query, Collection<TrackedTable> tracked)
       throws SQLException {
+    return plan(connection, viewName, query, query, tracked);
+  }
+
+  /**
+   * Plans {@code query}, the query {@code userQuery} of view {@code viewName} split into
+   * intermediate states ({@link IntermediateStates}), in a schema where the {@code tracked} tables
+   * are changing. The view's columns are named and typed as DuckDB names and types those of {@code
+   * userQuery}.
+   */
+  public static ViewCompiler plan(
+      Connection connection,
+      String viewName,
+      String query,
+      String userQuery,
+      Collection<TrackedTable> tracked)
+      throws SQLException {
     CalciteSchemas.PlanningSchema schema =
         CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
@@ -107,7 +129,7 @@ public final class ViewCompiler {
             schema.root().getSubSchema("main"),
             DuckDbTypeSystem.INSTANCE,
             DuckDbFunctions.read(connection));
-    return new ViewCompiler(connection, schema, planner, viewName, query);
+    return new ViewCompiler(connection, schema, planner, viewName, query, userQuery);
   }
 
   /**
@@ -117,11 +139,11 @@ public final class ViewCompiler {
    */
   public static ViewCompiler plan(
       Connection connection, ViewEntry view, Collection<TrackedTable> tracked) throws SQLException {
-    String query =
-        view.splitsQuery()
-            ? IntermediateStates.split(view.query(), view.id()).query()
-            : view.query();
-    return plan(connection, view.name(), query, tracked);
+    if (!view.splitsQuery()) {
+      return plan(connection, view.name(), view.query(), tracked);
+    }
+    String split = IntermediateStates.split(view.query(), view.id(), view.name()).query();
+    return plan(connection, view.name(), split, view.query(), tracked);
   }
 
   /**
@@ -245,7 +267,7 @@ public final class ViewCompiler {
             : UNPARSER.toSql(
                 replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
     if (describedColumns == null) {
-      describedColumns = describe(query);
+      describedColumns = describe(userQuery);
     }
     List<DescribedColumn> columns = describedColumns;
     List<String> aliases = new ArrayList<>();

@@ -1,8 +1,10 @@
 package org.calciteivm.jdbc.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.SQLException;
+import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Node;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Split;
 import org.junit.jupiter.api.Test;
@@ -14,7 +16,8 @@ class IntermediateStatesTest {
         IntermediateStates.split(
             "SELECT c.region, t.total FROM customer c JOIN (SELECT custkey, SUM(price) AS total"
                 + " FROM orders GROUP BY custkey) t ON c.custkey = t.custkey",
-            7);
+            7,
+            "v");
     assertThat(split.query())
         .isEqualTo(
             "SELECT c.region, t.total FROM customer c JOIN  \"_ivm\".\"node_7_1\"  t"
@@ -31,7 +34,8 @@ class IntermediateStatesTest {
         IntermediateStates.split(
             "SELECT n, COUNT(*) AS k FROM (SELECT a, COUNT(*) AS n FROM"
                 + " (SELECT a, MAX(b) AS b FROM t GROUP BY a) i GROUP BY a) q GROUP BY n",
-            3);
+            3,
+            "v");
     assertThat(split.query())
         .isEqualTo("SELECT n, COUNT(*) AS k FROM  \"_ivm\".\"node_3_1\"  q GROUP BY n");
     assertThat(split.nodes().get(0).query())
@@ -45,7 +49,7 @@ class IntermediateStatesTest {
         "SELECT \"x)\".k -- a comment (with a parenthesis\n"
             + "FROM t AS \"x)\" JOIN ( /* ( */ (SELECT DISTINCT k FROM \"u(\" WHERE s = ')')) AS d\n"
             + "ON \"x)\".k = d.k AND d.k IN (SELECT 1)";
-    Split split = IntermediateStates.split(query, 12);
+    Split split = IntermediateStates.split(query, 12, "v");
     assertThat(split.query())
         .isEqualTo(
             "SELECT \"x)\".k -- a comment (with a parenthesis\n"
@@ -61,7 +65,7 @@ class IntermediateStatesTest {
         "SELECT * FROM (SELECT a FROM (SELECT a, SUM(b) AS s FROM t GROUP BY a) x WHERE s > 0) p,\n"
             + "  (SELECT COUNT(*) AS n FROM u) q JOIN (SELECT a FROM v) r ON q.n = r.a"
             + " JOIN (SELECT a, b FROM w GROUP BY a, b HAVING COUNT(*) > 1) s USING (a)";
-    Split split = IntermediateStates.split(query, 5);
+    Split split = IntermediateStates.split(query, 5, "v");
     assertThat(split.nodes())
         .extracting(Node::name)
         .containsExactly("node_5_1", "node_5_2", "node_5_3");
@@ -89,9 +93,47 @@ class IntermediateStatesTest {
           "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)",
           "SELEC oops"
         }) {
-      Split split = IntermediateStates.split(query, 1);
+      Split split = IntermediateStates.split(query, 1, "v");
       assertThat(split.nodes()).as(query).isEmpty();
       assertThat(split.query()).isEqualTo(query);
     }
+  }
+
+  @Test
+  void distinctAggregatesCountEachValuePerGroup() throws SQLException {
+    String query =
+        "SELECT c.region AS r, COUNT(DISTINCT o.cust) FILTER (WHERE o.price > 0) AS buyers,\n"
+            + "  SUM(o.price) AS total, AVG(o.price), COUNT(*) * 2 AS n2\n"
+            + "FROM orders o JOIN customer c ON c.id = o.cust WHERE o.price IS NOT NULL\n"
+            + "GROUP BY region HAVING MAX(o.price) > 1";
+    Split split = IntermediateStates.split(query, 4, "v");
+    assertThat(split.nodes())
+        .containsExactly(
+            new Node(
+                "node_4_1",
+                "SELECT region AS \"key_1\", CASE WHEN o.price > 0 THEN o.cust END AS"
+                    + " \"distinct_value\", SUM(o.price) AS \"partial_1\", SUM(o.price) AS"
+                    + " \"partial_2\", COUNT(o.price) AS \"partial_3\", COUNT(*) AS \"partial_4\","
+                    + " MAX(o.price) AS \"partial_5\""
+                    + " FROM orders o JOIN customer c ON c.id = o.cust WHERE o.price IS NOT NULL"
+                    + " GROUP BY region, CASE WHEN o.price > 0 THEN o.cust END"));
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT \"key_1\" AS r, COUNT(\"distinct_value\") AS buyers,"
+                + " SUM(\"partial_1\") AS total,"
+                + " CAST(SUM(\"partial_2\") AS DOUBLE) / NULLIF(SUM(\"partial_3\"), 0),"
+                + " COALESCE(SUM(\"partial_4\"), 0) * 2 AS n2"
+                + " FROM \"_ivm\".\"node_4_1\" GROUP BY \"key_1\""
+                + " HAVING MAX(\"partial_5\") > 1");
+  }
+
+  @Test
+  void distinctAggregatesOfTwoValuesAreRefused() {
+    assertThatThrownBy(
+            () ->
+                IntermediateStates.split(
+                    "SELECT COUNT(DISTINCT a), SUM(DISTINCT b) FROM t", 1, "v"))
+        .isInstanceOf(UnsupportedViewException.class)
+        .hasMessageContaining("DISTINCT aggregates of different values (a and b)");
   }
 }

@@ -58,6 +58,20 @@ public final class ViewAnalyzer {
   /** The construct refused for an aggregate or DISTINCT with another one above it. */
   public static final String AGGREGATE_OVER_AGGREGATE = "an aggregate over an aggregate";
 
+  /** How the construct refused for an aggregate of DISTINCT values ends. */
+  private static final String DISTINCT_ARGUMENT = "(DISTINCT ...)";
+
+  /**
+   * Whether {@code refusal} names a construct that a view can have when it is kept as several
+   * stored relations (intermediate states): an aggregate or DISTINCT below a join or below another
+   * aggregate, or an aggregate of DISTINCT values. These rules maintain one relation at a time.
+   */
+  public static boolean needsIntermediateStates(UnsupportedViewException refusal) {
+    return refusal.construct().equals(AGGREGATE_BELOW_JOIN)
+        || refusal.construct().equals(AGGREGATE_OVER_AGGREGATE)
+        || refusal.construct().endsWith(DISTINCT_ARGUMENT);
+  }
+
   private final String viewName;
   private final Set<List<String>> baseTables = new LinkedHashSet<>();
   private @Nullable Aggregate aggregate;
@@ -158,7 +172,7 @@ public final class ViewAnalyzer {
       if (call.isDistinct()) {
         throw UnsupportedViewException.notYet(
             viewName,
-            "aggregate " + name + "(DISTINCT ...)",
+            "aggregate " + name + DISTINCT_ARGUMENT,
             "count over a DISTINCT subquery instead: SELECT k, COUNT(x) FROM"
                 + " (SELECT DISTINCT k, x FROM ...) d GROUP BY k");
       }

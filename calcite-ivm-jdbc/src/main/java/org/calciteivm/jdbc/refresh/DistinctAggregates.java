@@ -1,0 +1,405 @@
+package org.calciteivm.jdbc.refresh;
+
+import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunction;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSelectKeyword;
+import org.apache.calcite.util.Litmus;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.UnsupportedViewException;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Splits an aggregate view whose aggregates take DISTINCT values into an intermediate state that
+ * counts each value per group (the counting algorithm), and the view over it.
+ *
+ * <p>For {@code SELECT k, COUNT(DISTINCT x), SUM(y) FROM r WHERE p GROUP BY k}, the hidden view
+ * {@code _ivm."node_<view id>_1"} is {@code SELECT k AS key_1, x AS distinct_value, SUM(y) AS
+ * partial_1 FROM r WHERE p GROUP BY k, x}, and the view becomes {@code SELECT key_1,
+ * COUNT(distinct_value), SUM(partial_1) FROM node GROUP BY key_1}. The hidden view keeps one row
+ * per (group, value) with the number of rows behind it, so a change touches only the pairs it
+ * changes, and a pair leaves the state when its last row goes; the view above reads the pairs that
+ * changed as it reads a table's change. The identity: {@code agg(DISTINCT x)} over a group is
+ * {@code agg(x)} over the group's distinct values, and {@code COUNT}, {@code SUM}, {@code MIN} and
+ * {@code MAX} of other values are the same aggregate (a SUM for COUNT) of their per-value partials.
+ * A FILTER on a DISTINCT aggregate moves into its value ({@code CASE WHEN f THEN x END}), since
+ * NULLs are not aggregated; a FILTER on another aggregate stays on its partial.
+ *
+ * <p>All DISTINCT aggregates of a view must take the same value. The pieces of the hidden view's
+ * query and of the view's are the user's own text, copied by the parser's positions.
+ */
+final class DistinctAggregates {
+  /** The aggregates that may take DISTINCT values. */
+  private static final Set<String> DISTINCT_FUNCTIONS = Set.of("COUNT", "SUM", "AVG", "MIN", "MAX");
+
+  private static final String KEY = "key_";
+  private static final String VALUE = "distinct_value";
+  private static final String PARTIAL = "partial_";
+
+  private final QueryText text;
+  private final SqlSelect select;
+  private final String viewName;
+  private final List<SqlNode> groups = new ArrayList<>();
+
+  /** The aggregate calls of the select list and HAVING, each with the FILTER around it. */
+  private final List<AggregateCall> calls = new ArrayList<>();
+
+  /** An aggregate call as written: the call, and its FILTER condition if it has one. */
+  private record AggregateCall(SqlNode written, SqlCall call, @Nullable SqlNode filter) {
+    String function() {
+      return call.getOperator().getName().toUpperCase(Locale.ROOT);
+    }
+
+    boolean distinct() {
+      SqlLiteral quantifier = call.getFunctionQuantifier();
+      return quantifier != null && quantifier.getValue() == SqlSelectKeyword.DISTINCT;
+    }
+  }
+
+  private DistinctAggregates(QueryText text, SqlSelect select, String viewName) {
+    this.text = text;
+    this.select = select;
+    this.viewName = viewName;
+  }
+
+  /**
+   * The split of {@code select}, the top of the query {@code text} of view {@code viewId}; null if
+   * none of its aggregates takes DISTINCT values, or the parser's positions do not allow copying
+   * its pieces.
+   *
+   * @throws UnsupportedViewException if its DISTINCT aggregates cannot be kept this way
+   */
+  static IntermediateStates.@Nullable Split split(
+      QueryText text, SqlSelect select, int viewId, String viewName)
+      throws UnsupportedViewException {
+    DistinctAggregates split = new DistinctAggregates(text, select, viewName);
+    for (SqlNode item : select.getSelectList()) {
+      split.collect(item);
+    }
+    if (select.getHaving() != null) {
+      split.collect(select.getHaving());
+    }
+    if (select.getFrom() == null || split.calls.stream().noneMatch(AggregateCall::distinct)) {
+      return null;
+    }
+    return split.split(viewId);
+  }
+
+  /** Finds the aggregate calls in {@code node}, outside subqueries. */
+  private void collect(SqlNode node) throws UnsupportedViewException {
+    if (!(node instanceof SqlCall call) || node instanceof SqlSelect) {
+      return;
+    }
+    if (call.getKind() == SqlKind.OVER) {
+      throw refused("a window function beside DISTINCT aggregates");
+    }
+    if (call.getKind() == SqlKind.FILTER && call.operand(0) instanceof SqlCall aggregate) {
+      calls.add(new AggregateCall(call, aggregate, call.operand(1)));
+      return;
+    }
+    if (IntermediateStates.isAggregate(call.getOperator())) {
+      calls.add(new AggregateCall(call, call, null));
+      return;
+    }
+    for (SqlNode operand : call.getOperandList()) {
+      if (operand instanceof SqlNodeList list) {
+        for (SqlNode element : list) {
+          collect(element);
+        }
+      } else if (operand != null) {
+        collect(operand);
+      }
+    }
+  }
+
+  private IntermediateStates.@Nullable Split split(int viewId) throws UnsupportedViewException {
+    if (select.getGroup() != null) {
+      for (SqlNode group : select.getGroup()) {
+        if (group.getKind() == SqlKind.GROUPING_SETS
+            || group.getKind() == SqlKind.ROLLUP
+            || group.getKind() == SqlKind.CUBE) {
+          throw refused("GROUPING SETS, ROLLUP or CUBE");
+        }
+        if (group instanceof SqlLiteral) {
+          throw refused("GROUP BY a column's position (name the expression)");
+        }
+        groups.add(group);
+      }
+    }
+    String value = null;
+    List<String> nodeColumns = new ArrayList<>();
+    for (int i = 0; i < groups.size(); i++) {
+      QueryText.Range range = text.range(groups.get(i));
+      if (range == null) {
+        return null;
+      }
+      nodeColumns.add(text.text(range) + " AS " + IvmNames.quote(KEY + (i + 1)));
+    }
+    Map<QueryText.Range, String> replacements = new LinkedHashMap<>();
+    List<String> partials = new ArrayList<>();
+    for (AggregateCall call : calls) {
+      QueryText.Range written = text.range(call.written());
+      if (written == null) {
+        return null;
+      }
+      String combined = call.distinct() ? distinctValue(call, value) : null;
+      if (combined != null) {
+        value = combined;
+        replacements.put(written, call.function() + "(" + IvmNames.quote(VALUE) + ")");
+      } else {
+        String partial = partial(call, partials);
+        if (partial == null) {
+          return null;
+        }
+        replacements.put(written, partial);
+      }
+    }
+    nodeColumns.add(value + " AS " + IvmNames.quote(VALUE));
+    for (int i = 0; i < partials.size(); i++) {
+      nodeColumns.add(partials.get(i) + " AS " + IvmNames.quote(PARTIAL + (i + 1)));
+    }
+    QueryText.Range from = fromClause();
+    QueryText.Range where = select.getWhere() == null ? null : text.range(select.getWhere());
+    if (from == null || (select.getWhere() != null && where == null)) {
+      return null;
+    }
+    List<String> nodeGroups = new ArrayList<>();
+    for (SqlNode group : groups) {
+      nodeGroups.add(text.text(text.range(group)));
+    }
+    nodeGroups.add(value);
+    String node =
+        "SELECT "
+            + String.join(", ", nodeColumns)
+            + " FROM "
+            + text.text(from)
+            + (where == null ? "" : " WHERE " + text.text(where))
+            + " GROUP BY "
+            + String.join(", ", nodeGroups);
+
+    String name = IvmNames.hiddenView(viewId, 1);
+    List<String> items = new ArrayList<>();
+    for (SqlNode item : select.getSelectList()) {
+      String rewritten = rewritten(item, replacements);
+      if (rewritten == null) {
+        return null;
+      }
+      items.add(rewritten);
+    }
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < groups.size(); i++) {
+      keys.add(IvmNames.quote(KEY + (i + 1)));
+    }
+    String having = null;
+    if (select.getHaving() != null) {
+      having = rewritten(select.getHaving(), replacements);
+      if (having == null) {
+        return null;
+      }
+    }
+    String root =
+        "SELECT "
+            + (select.isDistinct() ? "DISTINCT " : "")
+            + String.join(", ", items)
+            + " FROM "
+            + IvmNames.qualified(IvmNames.SCHEMA, name)
+            + (keys.isEmpty() ? "" : " GROUP BY " + String.join(", ", keys))
+            + (having == null ? "" : " HAVING " + having);
+    return new IntermediateStates.Split(
+        root, ImmutableList.of(new IntermediateStates.Node(name, node)));
+  }
+
+  /**
+   * The text of the FROM clause, without the keyword: the tokens after the select list and before
+   * WHERE, GROUP BY or HAVING (the parser places a join at its keyword); null if positions do not
+   * allow finding it.
+   */
+  private QueryText.@Nullable Range fromClause() {
+    SqlNodeList items = select.getSelectList();
+    QueryText.Range last = text.range(items.get(items.size() - 1));
+    if (last == null || !select.getWindowList().isEmpty() || select.getQualify() != null) {
+      return null;
+    }
+    SqlNode next =
+        select.getWhere() != null
+            ? select.getWhere()
+            : !groups.isEmpty() ? groups.get(0) : select.getHaving();
+    QueryText.Range following = next == null ? null : text.range(next);
+    if (next != null && following == null) {
+      return null;
+    }
+    int end = following == null ? text.query().length() : following.start();
+    return text.tokensBetween(last.end(), end, "FROM", Set.of("WHERE", "GROUP", "BY", "HAVING"));
+  }
+
+  /**
+   * The value that the DISTINCT aggregate {@code call} takes, as the hidden view's query computes
+   * it; fails if it is not {@code previous}, the value of the ones before it.
+   */
+  private String distinctValue(AggregateCall call, @Nullable String previous)
+      throws UnsupportedViewException {
+    if (!DISTINCT_FUNCTIONS.contains(call.function()) || call.call().operandCount() != 1) {
+      throw refused("aggregate " + call.function() + "(DISTINCT ...)");
+    }
+    QueryText.Range argument = text.range(call.call().operand(0));
+    QueryText.Range filter = call.filter() == null ? null : text.range(call.filter());
+    if (argument == null || (call.filter() != null && filter == null)) {
+      throw refused("aggregate " + call.function() + "(DISTINCT ...) written this way");
+    }
+    String value =
+        filter == null
+            ? text.text(argument)
+            : "CASE WHEN " + text.text(filter) + " THEN " + text.text(argument) + " END";
+    if (previous != null && !previous.equals(value)) {
+      throw refused(
+          "DISTINCT aggregates of different values ("
+              + previous.replaceAll("\\s+", " ")
+              + " and "
+              + value.replaceAll("\\s+", " ")
+              + ")");
+    }
+    return value;
+  }
+
+  /**
+   * What the view computes for the non-DISTINCT aggregate {@code call} from the per-value partials
+   * it adds to {@code partials}; null if the parser's positions do not cover its text.
+   */
+  private @Nullable String partial(AggregateCall call, List<String> partials)
+      throws UnsupportedViewException {
+    QueryText.Range written = text.range(call.written());
+    if (written == null) {
+      return null;
+    }
+    String function = call.function();
+    switch (function) {
+      case "COUNT", "SUM", "MIN", "MAX" -> {
+        partials.add(text.text(written));
+        String column = IvmNames.quote(PARTIAL + partials.size());
+        // a COUNT over no rows is 0, where the SUM of no partials is NULL
+        return function.equals("COUNT")
+            ? "COALESCE(SUM(" + column + "), 0)"
+            : function + "(" + column + ")";
+      }
+      case "AVG" -> {
+        QueryText.Range argument = text.range(call.call().operand(0));
+        QueryText.Range filter = call.filter() == null ? null : text.range(call.filter());
+        if (argument == null || (call.filter() != null && filter == null)) {
+          return null;
+        }
+        String filtered = filter == null ? "" : " FILTER (WHERE " + text.text(filter) + ")";
+        partials.add("SUM(" + text.text(argument) + ")" + filtered);
+        String sum = IvmNames.quote(PARTIAL + partials.size());
+        partials.add("COUNT(" + text.text(argument) + ")" + filtered);
+        String count = IvmNames.quote(PARTIAL + partials.size());
+        return "CAST(SUM(" + sum + ") AS DOUBLE) / NULLIF(SUM(" + count + "), 0)";
+      }
+      default -> throw refused("aggregate " + function + " beside DISTINCT aggregates");
+    }
+  }
+
+  /**
+   * The text of {@code node} (a select item or HAVING) over the hidden view: GROUP BY expressions
+   * read as its keys, aggregates as {@code replacements} computes them; null if the parser's
+   * positions do not allow it.
+   */
+  private @Nullable String rewritten(SqlNode node, Map<QueryText.Range, String> replacements)
+      throws UnsupportedViewException {
+    QueryText.Range range = text.range(node);
+    if (range == null) {
+      return null;
+    }
+    Map<QueryText.Range, String> found = new LinkedHashMap<>();
+    if (!replace(node, null, replacements, found)) {
+      return null;
+    }
+    return text.replaced(range, found);
+  }
+
+  private boolean replace(
+      SqlNode node,
+      @Nullable SqlCall function,
+      Map<QueryText.Range, String> replacements,
+      Map<QueryText.Range, String> found)
+      throws UnsupportedViewException {
+    QueryText.Range range = text.range(node);
+    if (range != null && replacements.containsKey(range)) {
+      found.put(range, replacements.get(range));
+      return true;
+    }
+    for (int i = 0; i < groups.size(); i++) {
+      if (sameExpression(groups.get(i), node)) {
+        if (range == null) {
+          return false;
+        }
+        found.put(range, IvmNames.quote(KEY + (i + 1)));
+        return true;
+      }
+    }
+    if (node instanceof SqlIdentifier && function != null) {
+      // a column that the hidden view does not keep: an aggregate it does not know
+      throw refused(
+          function.getOperator().getName().toUpperCase(Locale.ROOT)
+              + " of a value that is not a GROUP BY expression, beside DISTINCT aggregates");
+    }
+    if (!(node instanceof SqlCall call) || node instanceof SqlSelect) {
+      return true;
+    }
+    SqlCall enclosing = call.getOperator() instanceof SqlFunction ? call : function;
+    List<SqlNode> operands = call.getOperandList();
+    // an alias is a name, not an expression to read from the hidden view
+    int read = call.getKind() == SqlKind.AS ? 1 : operands.size();
+    for (int i = 0; i < read; i++) {
+      SqlNode operand = operands.get(i);
+      if (operand instanceof SqlNodeList list) {
+        for (SqlNode element : list) {
+          if (!replace(element, enclosing, replacements, found)) {
+            return false;
+          }
+        }
+      } else if (operand != null && !replace(operand, enclosing, replacements, found)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether {@code node} is the GROUP BY expression {@code group}: the same tree, or the same
+   * column named with fewer or more qualifiers ({@code region} and {@code c.region}).
+   */
+  private static boolean sameExpression(SqlNode group, SqlNode node) {
+    if (group instanceof SqlIdentifier g && node instanceof SqlIdentifier n && !n.isStar()) {
+      List<String> shorter = g.names.size() <= n.names.size() ? g.names : n.names;
+      List<String> longer = g.names.size() <= n.names.size() ? n.names : g.names;
+      List<String> tail = longer.subList(longer.size() - shorter.size(), longer.size());
+      for (int i = 0; i < shorter.size(); i++) {
+        if (!shorter.get(i).equalsIgnoreCase(tail.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return group.equalsDeep(node, Litmus.IGNORE);
+  }
+
+  private UnsupportedViewException refused(String construct) {
+    return UnsupportedViewException.notYet(
+        viewName,
+        construct,
+        "the DISTINCT aggregates of a view must all take one value; COUNT, SUM, AVG, MIN and MAX"
+            + " of other values may stand beside them");
+  }
+}

@@ -1,0 +1,124 @@
+package org.calciteivm.jdbc.refresh;
+
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.calciteivm.jdbc.sql.SqlLexer;
+import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * A query's text with its tokens, to cut out the text of a node the parser made from it. A split
+ * into intermediate states copies the user's own text of each piece it moves, so that every piece
+ * means in DuckDB and in Calcite what the user wrote.
+ */
+final class QueryText {
+  private final String query;
+  private final List<SqlToken> tokens;
+  private final Map<Integer, Integer> tokenStarting = new HashMap<>();
+  private final Map<Integer, Integer> tokenEnding = new HashMap<>();
+  private final Map<Integer, Integer> matchingParenthesis = new HashMap<>();
+
+  /** The text from offset {@code start} to just before {@code end}. */
+  record Range(int start, int end) {}
+
+  QueryText(String query) throws SQLException {
+    this.query = query;
+    this.tokens = SqlLexer.tokenize(query);
+    Deque<Integer> open = new ArrayDeque<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      SqlToken token = tokens.get(i);
+      tokenStarting.put(token.start(), i);
+      tokenEnding.put(token.end(), i);
+      if (token.isSymbol("(")) {
+        open.push(i);
+      } else if (token.isSymbol(")") && !open.isEmpty()) {
+        matchingParenthesis.put(open.pop(), i);
+      }
+    }
+  }
+
+  String query() {
+    return query;
+  }
+
+  /**
+   * The text of {@code node}; null if the parser's positions for it do not fall on tokens (a node
+   * the parser made up, or positions that do not cover the whole node).
+   */
+  @Nullable Range range(SqlNode node) {
+    SqlParserPos pos = node.getParserPosition();
+    int start = ViewSqlPlanner.offset(query, pos.getLineNum(), pos.getColumnNum());
+    int last = ViewSqlPlanner.offset(query, pos.getEndLineNum(), pos.getEndColumnNum());
+    if (!tokenStarting.containsKey(start) || !tokenEnding.containsKey(last + 1)) {
+      return null;
+    }
+    return new Range(start, last + 1);
+  }
+
+  /** {@code range} widened to the parentheses around it; itself if there are none. */
+  Range parenthesized(Range range) {
+    int from = tokenStarting.get(range.start());
+    int to = tokenEnding.get(range.end());
+    while (from > 0
+        && to + 1 < tokens.size()
+        && matchingParenthesis.getOrDefault(from - 1, -1) == to + 1) {
+      from--;
+      to++;
+    }
+    return new Range(tokens.get(from).start(), tokens.get(to).end());
+  }
+
+  /**
+   * The tokens from offset {@code start} to just before {@code end}, less a first token that is the
+   * keyword {@code leading} and last tokens that are among the keywords {@code trailing}; null if
+   * no token is left.
+   */
+  @Nullable Range tokensBetween(int start, int end, String leading, Set<String> trailing) {
+    int first = 0;
+    while (first < tokens.size() && tokens.get(first).start() < start) {
+      first++;
+    }
+    int last = tokens.size() - 1;
+    while (last >= 0 && tokens.get(last).end() > end) {
+      last--;
+    }
+    if (first <= last && tokens.get(first).isKeyword(leading)) {
+      first++;
+    }
+    while (last >= first && trailing.contains(tokens.get(last).upper())) {
+      last--;
+    }
+    return first > last ? null : new Range(tokens.get(first).start(), tokens.get(last).end());
+  }
+
+  /** The text of {@code range}. */
+  String text(Range range) {
+    return query.substring(range.start(), range.end());
+  }
+
+  /**
+   * The text of {@code range} with each of the non-overlapping {@code replacements} (ranges within
+   * it, with their new text) put in place.
+   */
+  String replaced(Range range, Map<Range, String> replacements) {
+    StringBuilder text = new StringBuilder();
+    int copied = range.start();
+    for (Map.Entry<Range, String> replacement :
+        replacements.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey(Comparator.comparingInt(Range::start)))
+            .toList()) {
+      text.append(query, copied, replacement.getKey().start()).append(replacement.getValue());
+      copied = replacement.getKey().end();
+    }
+    return text.append(query, copied, range.end()).toString();
+  }
+}
