@@ -7,13 +7,37 @@ import java.util.Map;
 /**
  * The benchmark's views: TPC-H queries 1, 3, 5, 6, 9, 10 and 12 (ORDER BY and LIMIT dropped, the
  * substitution parameters at their validation values), a join of orders and lineitem without
- * aggregation, a MIN/MAX view and a DISTINCT view.
+ * aggregation, a MIN/MAX view, a DISTINCT view, and three views that keep intermediate states: a
+ * COUNT(DISTINCT) over a join, an aggregate over a join with an aggregate subquery below it, and a
+ * view over another materialized view (Q3).
  */
 public final class TpchViews {
   private TpchViews() {}
 
   /** Every view by its short name, in the order the benchmark runs them. */
   public static final Map<String, String> ALL = views();
+
+  /** A view over Q3's materialized view, with {@code %s} for where it reads Q3 from. */
+  private static final String OVER_Q3 =
+      """
+      SELECT o_orderdate, COUNT(*) AS orders, SUM(revenue) AS revenue, MAX(revenue) AS top
+      FROM %s
+      GROUP BY o_orderdate""";
+
+  /**
+   * The materialized views a view reads, by the view's short name: the benchmark creates them first
+   * (under their own short names) and drops them after.
+   */
+  public static final Map<String, List<String>> BELOW = Map.of("q3_by_date", List.of("q3"));
+
+  /**
+   * The query a view is recomputed with, over the base tables: its own, or the views below inlined.
+   */
+  public static String recomputeQuery(String view) {
+    return view.equals("q3_by_date")
+        ? OVER_Q3.formatted("(" + ALL.get("q3") + ") AS q3")
+        : ALL.get(view);
+  }
 
   /** The short names of every view. */
   public static List<String> names() {
@@ -112,6 +136,22 @@ public final class TpchViews {
         """
         SELECT DISTINCT l_suppkey, l_shipmode, l_returnflag
         FROM lineitem""");
+    views.put(
+        "count_distinct",
+        """
+        SELECT c_nationkey, o_orderpriority, COUNT(DISTINCT o_custkey) AS customers,
+               COUNT(*) AS orders
+        FROM customer JOIN orders ON c_custkey = o_custkey
+        GROUP BY c_nationkey, o_orderpriority""");
+    views.put(
+        "agg_of_agg",
+        """
+        SELECT c_mktsegment, COUNT(*) AS customers, SUM(t.spent) AS spent, MAX(t.orders) AS most
+        FROM customer
+        JOIN (SELECT o_custkey, SUM(o_totalprice) AS spent, COUNT(*) AS orders
+              FROM orders GROUP BY o_custkey) t ON c_custkey = t.o_custkey
+        GROUP BY c_mktsegment""");
+    views.put("q3_by_date", OVER_Q3.formatted("q3"));
     return views;
   }
 }
