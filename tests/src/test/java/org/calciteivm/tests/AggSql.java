@@ -175,9 +175,10 @@ final class AggSql {
    */
   private Item aggregate() {
     Item call =
-        switch (random.nextInt(12)) {
-          // variances are not maintained beside DISTINCT aggregates
+        switch (random.nextInt(14)) {
+          // variances and recomputed aggregates are not maintained beside DISTINCT aggregates
           case 10, 11 -> distinctValue == null ? variance() : sum(numeric());
+          case 12, 13 -> distinctValue == null ? recomputed() : sum(numeric());
           case 0, 1 -> sum(numeric());
           case 2 -> new Item("COUNT(*)", false);
           case 3 -> new Item("COUNT(" + anyArgument() + ")", false);
@@ -189,6 +190,19 @@ final class AggSql {
       return new Item(call.sql() + " FILTER (WHERE " + sql.predicate(1) + ")", call.approximate());
     }
     return call;
+  }
+
+  /**
+   * An aggregate whose touched groups are recomputed: a median or quantile (of exact values, so
+   * that a recompute gives the same DOUBLE) or a bitwise fold of integers.
+   */
+  private Item recomputed() {
+    return switch (random.nextInt(4)) {
+      case 0 -> new Item("median(" + intArgument() + ")", false);
+      case 1 -> new Item("quantile_cont(" + intArgument() + ", 0.25)", false);
+      case 2 -> new Item("quantile_disc(" + intArgument() + ", 0.5)", false);
+      default -> new Item("bit_xor(" + intArgument() + ")", false);
+    };
   }
 
   /** COUNT, SUM, AVG, MIN or MAX of the view's DISTINCT value, with its FILTER. */

@@ -179,7 +179,13 @@ final class DistinctAggregates {
     for (SqlNode group : groups) {
       nodeGroups.add(text.text(text.range(group)));
     }
-    nodeGroups.add(value);
+    // a number in GROUP BY is a column's position: a constant value is grouped by its name
+    nodeGroups.add(
+        calls.stream()
+                .anyMatch(
+                    c -> c.distinct() && c.filter() == null && c.call().operand(0) instanceof SqlLiteral)
+            ? IvmNames.quote(VALUE)
+            : value);
     String node =
         "SELECT "
             + String.join(", ", nodeColumns)

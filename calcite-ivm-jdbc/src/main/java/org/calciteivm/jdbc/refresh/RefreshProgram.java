@@ -133,6 +133,10 @@ public record RefreshProgram(
   public Choice incremental(PendingChange pending, IvmSettings settings) throws SQLException {
     Delta delta = deltas.compile(pending, joinStrategy(pending, settings));
     MergeStrategy merge = incrementalMerge(pending, settings);
+    if (!delta.statements().containsKey(merge)) {
+      // its aggregates cannot fold even an insert in (median, ...): touched groups are recomputed
+      merge = strategy;
+    }
     return new Choice(delta, merge, delta.statementsFor(merge));
   }
 

@@ -128,6 +128,13 @@ class IntermediateStatesTest {
   }
 
   @Test
+  void aConstantDistinctValueIsGroupedByName() throws SQLException {
+    Split split = IntermediateStates.split("SELECT SUM(DISTINCT 4) AS s FROM t", 2, "v");
+    assertThat(split.nodes().get(0).query())
+        .isEqualTo("SELECT 4 AS \"distinct_value\" FROM t GROUP BY \"distinct_value\"");
+  }
+
+  @Test
   void distinctAggregatesOfTwoValuesAreRefused() {
     assertThatThrownBy(
             () ->

@@ -69,7 +69,7 @@ public final class AggregateState {
     int i = 1;
     for (AggregateCall call : aggregate.getAggCallList()) {
       MaintainedAggregate kind =
-          MaintainedAggregates.of(call.getAggregation().getKind())
+          MaintainedAggregates.of(call)
               .orElseThrow(
                   () -> new IllegalArgumentException("aggregate " + call + " is not maintained"));
       String prefix = "a" + i++;
@@ -104,6 +104,14 @@ public final class AggregateState {
   /** Whether some aggregate cannot take a delete in place (MIN, MAX). */
   public boolean hasMinMax() {
     return calls.stream().anyMatch(c -> !c.kind().invertible());
+  }
+
+  /**
+   * Whether a change without deletes folds into every aggregate's state; if not, a view's every
+   * refresh recomputes the groups it touches ({@link MaintainedAggregate#foldsInserts}).
+   */
+  public boolean foldsInserts() {
+    return calls.stream().allMatch(c -> c.kind().foldsInserts());
   }
 
   /**

@@ -69,4 +69,12 @@ public interface MaintainedAggregate {
    * touches are recomputed from the aggregate's input.
    */
   boolean invertible();
+
+  /**
+   * Whether a change without deletes folds into the state (MIN and MAX: with LEAST and GREATEST);
+   * if not, every group a change touches is recomputed, whatever the change.
+   */
+  default boolean foldsInserts() {
+    return true;
+  }
 }

@@ -17,7 +17,9 @@ public record StateColumn(String name, Kind kind) {
     /** A minimum: merged with LEAST, only when nothing was deleted. */
     MIN,
     /** A maximum: merged with GREATEST, only when nothing was deleted. */
-    MAX;
+    MAX,
+    /** A value only a recompute of its group writes: a merge leaves it as it is. */
+    RECOMPUTED;
 
     /** The SQL of the merged value, given SQL for the stored value and for its change. */
     public String merged(String stored, String change) {
@@ -26,6 +28,7 @@ public record StateColumn(String name, Kind kind) {
         case SUM -> "coalesce(" + stored + ", 0) + coalesce(" + change + ", 0)";
         case MIN -> "least(" + stored + ", " + change + ")";
         case MAX -> "greatest(" + stored + ", " + change + ")";
+        case RECOMPUTED -> stored;
       };
     }
 

@@ -118,7 +118,7 @@ public final class ViewAnalyzer {
     } else if (aggregate.getAggCallList().stream()
         .anyMatch(
             c ->
-                !MaintainedAggregates.of(c.getAggregation().getKind())
+                !MaintainedAggregates.of(c)
                     .orElseThrow()
                     .invertible())) {
       strategy = MergeStrategy.GROUP_RECOMPUTE;
@@ -169,14 +169,18 @@ public final class ViewAnalyzer {
     }
     for (AggregateCall call : found.getAggCallList()) {
       String name = aggregateName(call.getAggregation());
-      if (call.isDistinct()) {
+      if (call.isDistinct() && !call.isApproximate()) {
         throw UnsupportedViewException.notYet(
             viewName,
             "aggregate " + name + DISTINCT_ARGUMENT,
             "count over a DISTINCT subquery instead: SELECT k, COUNT(x) FROM"
                 + " (SELECT DISTINCT k, x FROM ...) d GROUP BY k");
       }
-      if (MaintainedAggregates.of(call.getAggregation().getKind()).isEmpty()) {
+      String never = MaintainedAggregates.neverMaintained(call);
+      if (never != null && call.collation.getFieldCollations().isEmpty()) {
+        throw UnsupportedViewException.never(viewName, "aggregate " + name, "its value " + never);
+      }
+      if (MaintainedAggregates.of(call).isEmpty()) {
         throw UnsupportedViewException.notYet(
             viewName, "aggregate " + name, "maintained: " + MaintainedAggregates.NAMES);
       }
@@ -186,7 +190,7 @@ public final class ViewAnalyzer {
               i ->
                   argumentTypes.add(found.getInput().getRowType().getFieldList().get(i).getType()));
       String refusal =
-          MaintainedAggregates.of(call.getAggregation().getKind())
+          MaintainedAggregates.of(call)
               .orElseThrow()
               .refusal(argumentTypes);
       if (refusal != null) {

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
@@ -162,7 +164,12 @@ public final class MaintainedView {
     AggregateState state = AggregateState.of(aggregate);
     String deltaSql = UNPARSER.toSql(delta.plan());
     ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
-    for (MergeStrategy merge : List.of(MergeStrategy.GROUP_MERGE, MergeStrategy.GROUP_APPEND)) {
+    // a view whose aggregates cannot fold a change in has no merge that does
+    List<MergeStrategy> folding =
+        state.foldsInserts()
+            ? List.of(MergeStrategy.GROUP_MERGE, MergeStrategy.GROUP_APPEND)
+            : List.of();
+    for (MergeStrategy merge : folding) {
       boolean deleteEmptyGroups = merge == MergeStrategy.GROUP_MERGE;
       statements.put(
           merge,
@@ -221,7 +228,17 @@ public final class MaintainedView {
     // the table's ("k1") matched itself and every group was recomputed
     int inputFields = aggregate.getInput().getRowType().getFieldCount();
     builder.join(JoinRelType.INNER, keysMatch);
-    builder.project(builder.fields().subList(0, inputFields));
+    // constants stay constants, not columns of the joined input: an argument such as the 0.25 of
+    // quantile_cont(x, 0.25) must be a constant in DuckDB
+    List<RexNode> columns = new ArrayList<>(builder.fields().subList(0, inputFields));
+    if (aggregate.getInput() instanceof Project project) {
+      for (int i = 0; i < inputFields; i++) {
+        if (project.getProjects().get(i) instanceof RexLiteral literal) {
+          columns.set(i, literal);
+        }
+      }
+    }
+    builder.project(columns, aggregate.getInput().getRowType().getFieldNames(), true);
     return state.stateAggregate(builder, builder.build());
   }
 
