@@ -183,7 +183,10 @@ final class DistinctAggregates {
     nodeGroups.add(
         calls.stream()
                 .anyMatch(
-                    c -> c.distinct() && c.filter() == null && c.call().operand(0) instanceof SqlLiteral)
+                    c ->
+                        c.distinct()
+                            && c.filter() == null
+                            && c.call().operand(0) instanceof SqlLiteral)
             ? IvmNames.quote(VALUE)
             : value);
     String node =

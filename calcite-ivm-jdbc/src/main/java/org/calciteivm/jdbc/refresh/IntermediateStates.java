@@ -18,6 +18,7 @@ import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.parser.SqlParseException;
@@ -37,10 +38,12 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
  * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
  * subqueries appear, and the user's alias is kept. A hidden view's query is the subquery's text as
  * written, so a subquery nested in it is split in turn when that view is created. Only the
- * outermost aggregating subqueries are split, and none inside a WITH query or a LATERAL join (a
- * correlated subquery has no state of its own). The split is a function of the text and the view's
- * id alone, so the catalog keeps the user's query and the split is made again whenever the view is
- * planned.
+ * outermost aggregating subqueries are split, and none inside a LATERAL join (a correlated subquery
+ * has no state of its own). The split is a function of the text and the view's id alone, so the
+ * catalog keeps the user's query and the split is made again whenever the view is planned.
+ *
+ * <p>A query with a WITH clause has its common table expressions inlined first ({@link
+ * CommonTableExpressions}), so that an aggregating one is split as a FROM subquery.
  *
  * <p>A view whose own aggregates take DISTINCT values is split differently: into one hidden view
  * that counts each value per group, and the view over it ({@link DistinctAggregates}). Its FROM
@@ -82,6 +85,12 @@ public final class IntermediateStates {
       return new Split(query, ImmutableList.of()); // the planner reports it
     }
     QueryText text = new QueryText(query);
+    if (parsed instanceof SqlWith with) {
+      String inlined = CommonTableExpressions.inline(text, with);
+      return inlined == null
+          ? new Split(query, ImmutableList.of())
+          : split(inlined, viewId, viewName);
+    }
     if (parsed instanceof SqlSelect select) {
       Split distinct = DistinctAggregates.split(text, select, viewId, viewName);
       if (distinct != null) {

@@ -87,7 +87,7 @@ class IntermediateStatesTest {
     for (String query :
         new String[] {
           "SELECT a, COUNT(*) FROM t GROUP BY a",
-          "WITH q AS (SELECT a, COUNT(*) AS n FROM t GROUP BY a) SELECT n FROM q",
+          "WITH RECURSIVE q(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM q) SELECT n FROM q",
           "SELECT t.id, l.s FROM t, LATERAL (SELECT SUM(u.y) AS s FROM u WHERE u.id = t.id) l",
           "SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS r FROM t) q",
           "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)",
@@ -125,6 +125,25 @@ class IntermediateStatesTest {
                 + " COALESCE(SUM(\"partial_4\"), 0) * 2 AS n2"
                 + " FROM \"_ivm\".\"node_4_1\" GROUP BY \"key_1\""
                 + " HAVING MAX(\"partial_5\") > 1");
+  }
+
+  @Test
+  void commonTableExpressionsAreInlinedThenSplit() throws SQLException {
+    Split split =
+        IntermediateStates.split(
+            "WITH q AS (SELECT a, COUNT(*) AS n FROM t GROUP BY a), r(x, y) AS (SELECT n, a FROM q)\n"
+                + "SELECT r.x, s.n FROM r JOIN q AS s ON r.y = s.a",
+            6,
+            "v");
+    assertThat(split.nodes())
+        .extracting(Node::query)
+        .containsExactly(
+            "SELECT a, COUNT(*) AS n FROM t GROUP BY a",
+            "SELECT a, COUNT(*) AS n FROM t GROUP BY a");
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT r.x, s.n FROM (SELECT n, a FROM  \"_ivm\".\"node_6_1\"  AS \"q\") AS \"r\"(x, y)"
+                + " JOIN  \"_ivm\".\"node_6_2\"  AS s ON r.y = s.a");
   }
 
   @Test

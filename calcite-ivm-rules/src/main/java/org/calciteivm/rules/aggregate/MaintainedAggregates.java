@@ -29,9 +29,9 @@ public final class MaintainedAggregates {
           .buildOrThrow();
 
   /**
-   * The aggregates, by lower-case name, whose touched groups are recomputed: each a function of
-   * the bag of its input rows (exact types, or a result that does not depend on the order of the
-   * rows). So is approx_count_distinct, which Calcite plans as an approximate COUNT(DISTINCT).
+   * The aggregates, by lower-case name, whose touched groups are recomputed: each a function of the
+   * bag of its input rows (exact types, or a result that does not depend on the order of the rows).
+   * So is approx_count_distinct, which Calcite plans as an approximate COUNT(DISTINCT).
    */
   private static final ImmutableSet<String> RECOMPUTED =
       ImmutableSet.of(

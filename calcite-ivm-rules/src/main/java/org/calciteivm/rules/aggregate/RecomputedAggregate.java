@@ -1,16 +1,17 @@
 package org.calciteivm.rules.aggregate;
 
 import java.util.List;
-import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
 
 /**
- * An aggregate without a state smaller than its group's rows ({@code median}, {@code quantile_cont},
- * {@code bit_xor}, ...): the state is the aggregate's value, and every group a change touches,
- * by inserts as well as by deletes, is recomputed from the aggregate's input. Identity: the value
- * of a group the change does not touch is unchanged; nothing is claimed about the others.
+ * An aggregate without a state smaller than its group's rows ({@code median}, {@code
+ * quantile_cont}, {@code bit_xor}, ...): the state is the aggregate's value, and every group a
+ * change touches, by inserts as well as by deletes, is recomputed from the aggregate's input.
+ * Identity: the value of a group the change does not touch is unchanged; nothing is claimed about
+ * the others.
  *
  * <p>Only aggregates whose value is a function of the bag of their input rows are maintained this
  * way ({@link MaintainedAggregates}): not one that depends on the order rows arrive in.

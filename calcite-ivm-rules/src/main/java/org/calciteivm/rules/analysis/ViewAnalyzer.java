@@ -116,11 +116,7 @@ public final class ViewAnalyzer {
     if (aggregate == null) {
       strategy = MergeStrategy.BAG_COUNTED;
     } else if (aggregate.getAggCallList().stream()
-        .anyMatch(
-            c ->
-                !MaintainedAggregates.of(c)
-                    .orElseThrow()
-                    .invertible())) {
+        .anyMatch(c -> !MaintainedAggregates.of(c).orElseThrow().invertible())) {
       strategy = MergeStrategy.GROUP_RECOMPUTE;
     } else {
       strategy = MergeStrategy.GROUP_MERGE;
@@ -189,10 +185,7 @@ public final class ViewAnalyzer {
           .forEach(
               i ->
                   argumentTypes.add(found.getInput().getRowType().getFieldList().get(i).getType()));
-      String refusal =
-          MaintainedAggregates.of(call)
-              .orElseThrow()
-              .refusal(argumentTypes);
+      String refusal = MaintainedAggregates.of(call).orElseThrow().refusal(argumentTypes);
       if (refusal != null) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " " + refusal);
       }
