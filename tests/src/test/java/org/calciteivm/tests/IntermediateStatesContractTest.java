@@ -45,4 +45,31 @@ class IntermediateStatesContractTest {
           .containsExactlyInAnyOrder("1\t1", "2\t1");
     }
   }
+
+  @Test
+  void explainShowsEachHiddenViewsPlanAndAnalyzeItsStatements() throws SQLException {
+    try (Connection connection = DriverManager.getConnection("jdbc:ivm:duckdb:");
+        Statement s = connection.createStatement()) {
+      s.execute("CREATE TABLE t (k INTEGER, x INTEGER)");
+      s.execute("INSERT INTO t VALUES (1, 1), (1, 2), (2, 5)");
+      s.execute("CREATE MATERIALIZED VIEW d AS SELECT k, COUNT(DISTINCT x) AS n FROM t GROUP BY k");
+      List<String> lines = ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW d");
+      int hidden = lines.indexOf("hidden view \"_ivm\".\"node_1_1\", refreshed first:");
+      assertThat(hidden).isPositive();
+      assertThat(lines.subList(hidden + 1, lines.size()))
+          .startsWith(
+              "  materialized view: node_1_1",
+              "  query: SELECT k AS \"key_1\", x AS \"distinct_value\" FROM t GROUP BY k, x")
+          .contains("  delta plan:");
+      s.execute("INSERT INTO t VALUES (3, 3)");
+      List<String> analyzed =
+          ViewCheck.rows(connection, "EXPLAIN ANALYZE REFRESH MATERIALIZED VIEW d");
+      assertThat(analyzed.get(1))
+          .endsWith(
+              "refresh hidden view \"_ivm\".\"node_1_1\", a subquery this view reads (1 change rows)");
+      assertThat(analyzed.get(2)).endsWith("  | find the pending change");
+      assertThat(ViewCheck.rows(connection, "SELECT * FROM d"))
+          .containsExactlyInAnyOrder("1\t2", "2\t1", "3\t1");
+    }
+  }
 }

@@ -61,6 +61,20 @@ public final class RefreshExplanation {
   public static List<String> explain(IvmConnection connection, ObjectName name)
       throws SQLException {
     ViewEntry view = MaterializedViews.view(connection, name);
+    List<String> lines = explain(connection, view);
+    // then each hidden view below it, in the order a refresh brings them up to date
+    for (ViewEntry hidden : ViewRefreshes.viewsBelow(connection.database().catalog(), view)) {
+      if (hidden.isHidden()) {
+        lines.add("hidden view " + hidden.userView() + ", refreshed first:");
+        explain(connection, hidden).forEach(l -> lines.add("  " + l));
+      }
+    }
+    return lines;
+  }
+
+  /** The explanation of {@code view} alone. */
+  private static List<String> explain(IvmConnection connection, ViewEntry view)
+      throws SQLException {
     RefreshProgram program = ViewRefreshes.program(connection, view);
     IvmSettings settings = connection.settings();
     ImmutableMap<Integer, Long> pendingRows = RefreshExecutor.pendingRows(connection, view);

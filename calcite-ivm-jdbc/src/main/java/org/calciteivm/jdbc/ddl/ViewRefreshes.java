@@ -64,7 +64,7 @@ public final class ViewRefreshes {
     // view's change log keeps what the views reading it have not consumed
     for (ViewEntry below : viewsBelow(connection.database().catalog(), view)) {
       long started = System.nanoTime();
-      RefreshExecutor.Outcome outcome = refreshOne(connection, below, false);
+      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed);
       steps.add(
           new RefreshExecutor.Step(
               (below.isHidden()
@@ -76,6 +76,10 @@ public final class ViewRefreshes {
                   + " change rows)",
               "",
               System.nanoTime() - started));
+      // its own steps, indented under it
+      for (RefreshExecutor.Step step : outcome.steps()) {
+        steps.add(new RefreshExecutor.Step("  | " + step.what(), step.sql(), step.nanos()));
+      }
     }
     RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
     return timed ? withStepsBefore(steps, outcome) : outcome;
