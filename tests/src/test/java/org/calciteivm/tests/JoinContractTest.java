@@ -107,6 +107,34 @@ class JoinContractTest {
   }
 
   @Test
+  void aViewWhoseColumnsDetermineEveryPrimaryKeyDeletesByKey() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(URL)) {
+      execute(connection, "CREATE TABLE o (id INTEGER PRIMARY KEY, c INTEGER)");
+      execute(
+          connection, "CREATE TABLE l (oid INTEGER, n INTEGER, q INTEGER, PRIMARY KEY (oid, n))");
+      execute(connection, "INSERT INTO o VALUES (1, 10), (2, 20)");
+      execute(connection, "INSERT INTO l VALUES (1, 1, 5), (1, 2, 6), (2, 1, 7)");
+      // l's key (oid, n) is determined by o.id, equal to l.oid, and n
+      String keyed = "SELECT o.id, o.c, l.q, l.n FROM o JOIN l ON o.id = l.oid";
+      execute(connection, "CREATE MATERIALIZED VIEW keyed AS " + keyed);
+      String unkeyed = "SELECT o.c, l.q FROM o JOIN l ON o.id = l.oid";
+      execute(connection, "CREATE MATERIALIZED VIEW unkeyed AS " + unkeyed);
+      execute(connection, "DELETE FROM l WHERE n = 2");
+      assertThat(explain(connection, "keyed"))
+          .contains(
+              "SELECT rowid AS rid, \"id\", \"n\" FROM \"_ivm\".\"view_1_keyed\" WHERE \"id\" IN"
+                  + " (SELECT \"c1\" FROM \"_ivm_view_delta_1\" WHERE \"_ivm_weight\" < 0)) AS d"
+                  + " JOIN \"_ivm_view_delta_1\" AS v ON d.\"id\" = v.\"c1\" AND d.\"n\" = v.\"c4\"");
+      // without every key determined, a deleted tuple is matched on every column
+      assertThat(explain(connection, "unkeyed"))
+          .contains("row_number() OVER (PARTITION BY v.rowid)")
+          .doesNotContain("SELECT rowid AS rid");
+      refreshAndCheck(connection, "keyed", keyed);
+      refreshAndCheck(connection, "unkeyed", unkeyed);
+    }
+  }
+
+  @Test
   void sixWayJoinCompilesUnderEachStrategy() throws SQLException {
     StringBuilder query = new StringBuilder("SELECT t1.k, t6.v FROM t1");
     for (int i = 2; i <= 6; i++) {

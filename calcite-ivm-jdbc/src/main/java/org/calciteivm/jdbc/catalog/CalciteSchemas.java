@@ -15,6 +15,7 @@ import org.apache.calcite.schema.Statistic;
 import org.apache.calcite.schema.Statistics;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.delta.ChangeOf;
@@ -90,7 +91,8 @@ public final class CalciteSchemas {
       if (schema == null) {
         schema = root.add(relation.schema(), new AbstractSchema());
       }
-      Statistic statistic = Statistics.of(referentialConstraints(catalog, relation));
+      Statistic statistic =
+          Statistics.of(null, keys(relation), referentialConstraints(catalog, relation), null);
       // a view is changing too once tracked: the user view of a materialized view that another
       // materialized view reads
       schema.add(relation.name(), new DuckDbBaseTable(relation, statistic, planning));
@@ -100,6 +102,25 @@ public final class CalciteSchemas {
       root.add("main", new AbstractSchema());
     }
     return planning;
+  }
+
+  /**
+   * {@code relation}'s primary key as Calcite states keys: column positions. Rules that rely on
+   * keys (a bag view deleting by key, see {@code RowKeys}) need a key DuckDB enforces.
+   */
+  private static List<ImmutableBitSet> keys(Relation relation) {
+    if (relation.primaryKey().isEmpty()) {
+      return List.of();
+    }
+    List<Integer> columns = new ArrayList<>();
+    for (String column : relation.primaryKey()) {
+      int index = relation.columnIndex(column);
+      if (index < 0) {
+        return List.of();
+      }
+      columns.add(index);
+    }
+    return List.of(ImmutableBitSet.of(columns));
   }
 
   /**

@@ -54,6 +54,7 @@ public final class DuckDbCatalog {
       }
     }
     Map<List<String>, List<Relation.ForeignKey>> foreignKeys = readForeignKeys(connection);
+    Map<List<String>, ImmutableList<String>> primaryKeys = readPrimaryKeys(connection);
     List<Relation> relations = new ArrayList<>();
     columns.forEach(
         (key, cols) ->
@@ -63,7 +64,8 @@ public final class DuckDbCatalog {
                     key.get(1),
                     isTable.get(key),
                     ImmutableList.copyOf(cols),
-                    ImmutableList.copyOf(foreignKeys.getOrDefault(key, List.of())))));
+                    ImmutableList.copyOf(foreignKeys.getOrDefault(key, List.of())),
+                    primaryKeys.getOrDefault(key, ImmutableList.of()))));
     return new DuckDbCatalog(relations);
   }
 
@@ -88,6 +90,24 @@ public final class DuckDbCatalog {
       }
     }
     return foreignKeys;
+  }
+
+  private static Map<List<String>, ImmutableList<String>> readPrimaryKeys(Connection connection)
+      throws SQLException {
+    Map<List<String>, ImmutableList<String>> primaryKeys = new LinkedHashMap<>();
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()"
+                + " WHERE database_name = current_database() AND schema_name <> ?"
+                + " AND constraint_type = 'PRIMARY KEY'")) {
+      statement.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          primaryKeys.put(List.of(rs.getString(1), rs.getString(2)), names(rs.getArray(3)));
+        }
+      }
+    }
+    return primaryKeys;
   }
 
   private static ImmutableList<String> names(Array array) throws SQLException {

@@ -12,13 +12,15 @@ import org.calciteivm.core.IvmNames;
  * @param isTable whether it is a base table (not a view)
  * @param columns its columns in order
  * @param foreignKeys the FOREIGN KEY constraints declared on it
+ * @param primaryKey the columns of its PRIMARY KEY; empty if it has none
  */
 public record Relation(
     String schema,
     String name,
     boolean isTable,
     ImmutableList<Column> columns,
-    ImmutableList<ForeignKey> foreignKeys) {
+    ImmutableList<ForeignKey> foreignKeys,
+    ImmutableList<String> primaryKey) {
 
   /**
    * A declared {@code FOREIGN KEY (columns) REFERENCES referencedTable (referencedColumns)}; DuckDB

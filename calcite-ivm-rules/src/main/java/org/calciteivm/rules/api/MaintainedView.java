@@ -20,6 +20,7 @@ import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateColumn;
+import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
@@ -154,7 +155,8 @@ public final class MaintainedView {
       String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
       return ImmutableMap.of(
           MergeStrategy.BAG_COUNTED,
-          BagMerge.counted(stored.table(), stored.columns(), deltaTable, consolidatedSql),
+          BagMerge.counted(
+              stored.table(), stored.columns(), deltaTable, consolidatedSql, RowKeys.of(plan)),
           MergeStrategy.BAG_APPEND,
           delta.negativeWeightsPossible() || stored.keepsDelta()
               ? BagMerge.appendConsolidated(

@@ -28,7 +28,66 @@ public final class BagMerge {
    */
   public static ImmutableList<String> counted(
       String dataTable, List<String> dataColumns, String viewDeltaTable, String consolidatedSql) {
+    return counted(dataTable, dataColumns, viewDeltaTable, consolidatedSql, List.of());
+  }
+
+  /**
+   * {@code BAG_COUNTED} for a view whose columns {@code key} (positions, 0-based) identify its rows
+   * ({@link org.calciteivm.rules.analysis.RowKeys}): each stored row is unique, so a tuple with a
+   * negative net weight (-1) is deleted by its key, which reads only the key columns of the stored
+   * view (a first key column's values filter the scan before the join); without a key, as above.
+   */
+  public static ImmutableList<String> counted(
+      String dataTable,
+      List<String> dataColumns,
+      String viewDeltaTable,
+      String consolidatedSql,
+      List<Integer> key) {
     String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    if (!key.isEmpty()) {
+      String first = IvmNames.quote(dataColumns.get(key.get(0)));
+      String keyColumns =
+          key.stream()
+              .map(i -> IvmNames.quote(dataColumns.get(i)))
+              .collect(Collectors.joining(", "));
+      String keyMatch =
+          key.stream()
+              .map(
+                  i ->
+                      "d."
+                          + IvmNames.quote(dataColumns.get(i))
+                          + " = v."
+                          + IvmNames.quote(deltaColumn(i)))
+              .collect(Collectors.joining(" AND "));
+      return ImmutableList.of(
+          "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
+          "DELETE FROM "
+              + dataTable
+              + " WHERE rowid IN (SELECT d.rid FROM (SELECT rowid AS rid, "
+              + keyColumns
+              + " FROM "
+              + dataTable
+              + " WHERE "
+              + first
+              + " IN (SELECT "
+              + IvmNames.quote(deltaColumn(key.get(0)))
+              + " FROM "
+              + viewDeltaTable
+              + " WHERE "
+              + weight
+              + " < 0)) AS d JOIN "
+              + viewDeltaTable
+              + " AS v ON "
+              + keyMatch
+              + " WHERE v."
+              + weight
+              + " < 0)",
+          fanOut(
+              dataTable,
+              dataColumns.size(),
+              viewDeltaTable + " AS v",
+              " WHERE v." + weight + " > 0"));
+    }
     String match =
         IntStream.range(0, dataColumns.size())
             .mapToObj(
