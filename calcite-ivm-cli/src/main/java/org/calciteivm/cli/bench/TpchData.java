@@ -24,11 +24,11 @@ import org.duckdb.DuckDBConnection;
  * BIGINT}, the other integers ({@code l_linenumber}, {@code p_size}, {@code ps_availqty}, {@code
  * o_shippriority}) {@code INTEGER}, prices, quantities, discounts, taxes and balances {@code
  * DECIMAL(15,2)}, dates {@code DATE} and text, flags included, {@code VARCHAR}, all {@code NOT
- * NULL}. Every table but lineitem has its primary key (lineitem's would be one more index as large
- * as the table, which nothing needs), and every reference of the TPC-H schema is a declared foreign
- * key (nation to region, supplier and customer to nation, partsupp to part and supplier, orders to
- * customer, lineitem to orders and to partsupp), so that calcite-ivm can use them. Rows are stored
- * in key order.
+ * NULL}. Every table has its primary key (lineitem's lets a view of lineitem rows, such as the join
+ * view, delete by key), and every reference of the TPC-H schema is a declared foreign key (nation
+ * to region, supplier and customer to nation, partsupp to part and supplier, orders to customer,
+ * lineitem to orders and to partsupp), so that calcite-ivm can use them. Rows are stored in key
+ * order.
  *
  * <p><b>Holdout.</b> A share {@code holdoutFraction} of the orders, chosen by a hash of {@code
  * o_orderkey} and therefore spread over the whole key range, is not loaded into {@code orders} and
@@ -60,6 +60,9 @@ import org.duckdb.DuckDBConnection;
  * TpchLoading}).
  */
 public final class TpchData {
+  /** The version of the generated schema, in the file name. */
+  private static final String SCHEMA_VERSION = "v2";
+
   /** The held-out orders, with their rank. */
   public static final String HOLDOUT_ORDERS = "holdout_orders";
 
@@ -135,7 +138,8 @@ public final class TpchData {
 
   /**
    * The name of the database file of a scale factor and holdout fraction, such as {@code
-   * tpch-sf1-holdout0.1.duckdb}.
+   * tpch-sf1-holdout0.1-v2.duckdb}. The version changes with the schema, so that a database
+   * generated for another one is not reused (v2: lineitem declares its primary key).
    */
   public static String fileName(double scaleFactor, double holdoutFraction) {
     if (!(scaleFactor > 0) || Double.isInfinite(scaleFactor)) {
@@ -144,7 +148,13 @@ public final class TpchData {
     if (!(holdoutFraction >= 0 && holdoutFraction < 1)) {
       throw new IllegalArgumentException("holdout fraction must be in [0, 1): " + holdoutFraction);
     }
-    return "tpch-sf" + plain(scaleFactor) + "-holdout" + plain(holdoutFraction) + ".duckdb";
+    return "tpch-sf"
+        + plain(scaleFactor)
+        + "-holdout"
+        + plain(holdoutFraction)
+        + "-"
+        + SCHEMA_VERSION
+        + ".duckdb";
   }
 
   private static String plain(double value) {

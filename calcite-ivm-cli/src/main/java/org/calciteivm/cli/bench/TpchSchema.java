@@ -83,7 +83,8 @@ final class TpchSchema {
           new Table(
               TpchTable.LINE_ITEM,
               "l_orderkey, l_linenumber",
-              "FOREIGN KEY (l_orderkey) REFERENCES orders (o_orderkey),"
+              "PRIMARY KEY (l_orderkey, l_linenumber),"
+                  + " FOREIGN KEY (l_orderkey) REFERENCES orders (o_orderkey),"
                   + " FOREIGN KEY (l_partkey, l_suppkey)"
                   + " REFERENCES partsupp (ps_partkey, ps_suppkey)",
               true));

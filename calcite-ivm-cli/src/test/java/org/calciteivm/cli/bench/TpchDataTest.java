@@ -48,11 +48,11 @@ class TpchDataTest {
   @Test
   void namesTheFileAfterScaleFactorAndFraction() {
     assertThat(database)
-        .isEqualTo(dataDir.resolve("tpch-sf0.01-holdout0.1.duckdb"))
+        .isEqualTo(dataDir.resolve("tpch-sf0.01-holdout0.1-v2.duckdb"))
         .isRegularFile();
-    assertThat(dataDir.resolve("tpch-sf0.01-holdout0.1.duckdb.partial")).doesNotExist();
-    assertThat(TpchData.fileName(1, 0.01)).isEqualTo("tpch-sf1-holdout0.01.duckdb");
-    assertThat(TpchData.fileName(10.0, 0)).isEqualTo("tpch-sf10-holdout0.duckdb");
+    assertThat(dataDir.resolve("tpch-sf0.01-holdout0.1-v2.duckdb.partial")).doesNotExist();
+    assertThat(TpchData.fileName(1, 0.01)).isEqualTo("tpch-sf1-holdout0.01-v2.duckdb");
+    assertThat(TpchData.fileName(10.0, 0)).isEqualTo("tpch-sf10-holdout0-v2.duckdb");
   }
 
   @Test
@@ -171,6 +171,7 @@ class TpchDataTest {
               "customer FOREIGN KEY [c_nationkey] -> nation [n_nationkey]",
               "orders PRIMARY KEY [o_orderkey]",
               "orders FOREIGN KEY [o_custkey] -> customer [c_custkey]",
+              "lineitem PRIMARY KEY [l_orderkey, l_linenumber]",
               "lineitem FOREIGN KEY [l_orderkey] -> orders [o_orderkey]",
               "lineitem FOREIGN KEY [l_partkey, l_suppkey] -> partsupp [ps_partkey, ps_suppkey]");
     }
@@ -282,7 +283,7 @@ class TpchDataTest {
   void generatesTheSameDataAgainOverAnInterruptedGeneration(@TempDir Path otherDir)
       throws IOException, SQLException {
     // What an interrupted generation leaves behind.
-    Files.writeString(otherDir.resolve("tpch-sf0.01-holdout0.1.duckdb.partial"), "garbage");
+    Files.writeString(otherDir.resolve("tpch-sf0.01-holdout0.1-v2.duckdb.partial"), "garbage");
 
     Path other = TpchData.ensureDatabase(otherDir, SCALE_FACTOR, HOLDOUT_FRACTION, (p, d, t) -> {});
 
