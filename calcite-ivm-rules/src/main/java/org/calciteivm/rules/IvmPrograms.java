@@ -24,13 +24,15 @@ public final class IvmPrograms {
           IvmRules.CHANGE_FILTER_TRANSPOSE,
           IvmRules.CHANGE_PROJECT_TRANSPOSE,
           IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
+          IvmRules.CHANGE_UNION_TRANSPOSE,
           IvmRules.CHANGE_TABLE_SCAN);
 
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
    * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
-   * the rows it needs.
+   * the rows it needs; a {@code UNION} becomes a {@code DISTINCT} over a {@code UNION ALL}, which
+   * are maintained.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -38,7 +40,8 @@ public final class IvmPrograms {
         .addRuleCollection(
             ImmutableList.of(
                 withoutSimplification(CoreRules.FILTER_INTO_JOIN),
-                withoutSimplification(CoreRules.JOIN_CONDITION_PUSH)))
+                withoutSimplification(CoreRules.JOIN_CONDITION_PUSH),
+                withoutSimplification(CoreRules.UNION_TO_DISTINCT)))
         .build();
   }
 

@@ -7,6 +7,7 @@ import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
 import org.calciteivm.rules.delta.ChangeJoinTelescopingRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
+import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
 
 /**
  * Every calcite-ivm rule, one constant each (Calcite's {@code CoreRules} idiom).
@@ -25,6 +26,10 @@ public final class IvmRules {
   /** {@code Δ(π_e R) = π_{e, w}(ΔR)}. */
   public static final ChangeProjectTransposeRule CHANGE_PROJECT_TRANSPOSE =
       ChangeProjectTransposeRule.Config.DEFAULT.toRule();
+
+  /** {@code Δ(R ∪all S) = ΔR ∪all ΔS}. */
+  public static final ChangeUnionTransposeRule CHANGE_UNION_TRANSPOSE =
+      ChangeUnionTransposeRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(scan T) = scan ΔT}, or the empty relation for a table that is not changing. */
   public static final ChangeTableScanRule CHANGE_TABLE_SCAN =

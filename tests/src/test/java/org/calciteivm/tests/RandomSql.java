@@ -142,7 +142,10 @@ final class RandomSql {
     return String.format("UPDATE %s SET %s%s", table, String.join(", ", assignments), where);
   }
 
-  /** A view query: {@code SELECT *} or a list of columns and expressions, usually filtered. */
+  /**
+   * A view query: {@code SELECT *} or a list of columns and expressions, usually filtered;
+   * sometimes a {@code UNION ALL} or {@code UNION} of two such selects of the same columns.
+   */
   String viewQuery() {
     List<String> items = new ArrayList<>();
     if (random.nextInt(10) == 0) {
@@ -170,7 +173,20 @@ final class RandomSql {
       }
     }
     String where = random.nextInt(5) == 0 ? "" : " WHERE " + predicate(1 + random.nextInt(3));
-    return "SELECT " + String.join(", ", items) + " FROM " + table + where;
+    String query = "SELECT " + String.join(", ", items) + " FROM " + table + where;
+    // sometimes the same columns of other rows added: UNION ALL, or UNION (distinct rows)
+    int union = random.nextInt(10);
+    if (union < 2) {
+      query +=
+          (union == 0 ? " UNION ALL " : " UNION ")
+              + "SELECT "
+              + String.join(", ", items)
+              + " FROM "
+              + table
+              + " WHERE "
+              + predicate(1 + random.nextInt(2));
+    }
+    return query;
   }
 
   /** A boolean expression over the table's columns. */

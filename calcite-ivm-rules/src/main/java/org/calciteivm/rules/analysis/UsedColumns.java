@@ -13,6 +13,7 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.util.ImmutableBitSet;
 
 /**
@@ -72,6 +73,11 @@ public final class UsedColumns {
         }
       }
       visit(aggregate.getInput(), bits.build());
+    } else if (rel instanceof Union) {
+      // a column of a union is the column at the same position of each input
+      for (RelNode input : rel.getInputs()) {
+        visit(input, needed);
+      }
     } else {
       for (RelNode input : rel.getInputs()) {
         visit(input, ImmutableBitSet.range(input.getRowType().getFieldCount()));

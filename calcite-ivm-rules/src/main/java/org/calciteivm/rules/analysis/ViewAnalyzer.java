@@ -79,6 +79,9 @@ public final class ViewAnalyzer {
   /** How many joins are above the operator being visited. */
   private int joins;
 
+  /** How many unions are above the operator being visited. */
+  private int unions;
+
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
@@ -140,6 +143,13 @@ public final class ViewAnalyzer {
       for (RexNode e : project.getProjects()) {
         checkExpression(e, project.getInput().getRowType().getFieldNames());
       }
+    } else if (rel instanceof Union union && union.all) {
+      unions++;
+    } else if (rel instanceof Aggregate && unions > 0) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "an aggregate or DISTINCT below UNION ALL",
+          "aggregate after the union instead, or make each branch a materialized view");
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
           viewName, AGGREGATE_BELOW_JOIN, "aggregate after joining instead");
@@ -156,6 +166,9 @@ public final class ViewAnalyzer {
     }
     if (rel instanceof Join) {
       joins--;
+    }
+    if (rel instanceof Union) {
+      unions--;
     }
   }
 

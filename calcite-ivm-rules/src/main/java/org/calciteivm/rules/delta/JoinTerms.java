@@ -56,12 +56,14 @@ public final class JoinTerms {
 
   /**
    * The terms of {@code delta}, the delta plan derived from {@code view}, one line each, signed,
-   * fewest changes first; empty if the view has no join. Scans are named by table, numbered {@code
-   * #1}, {@code #2} when a table is read more than once, in the order the view reads them.
+   * fewest changes first; empty if the view has no join, or has a union (whose terms read the scans
+   * of one branch each, which a line of the join's scans cannot show). Scans are named by table,
+   * numbered {@code #1}, {@code #2} when a table is read more than once, in the order the view
+   * reads them.
    */
   public static List<String> of(RelNode view, RelNode delta) {
     List<RelOptTable> tables = scannedTables(view);
-    if (tables.size() < 2) {
+    if (tables.size() < 2 || hasUnion(view)) {
       return List.of();
     }
     List<String> names = names(tables);
@@ -81,6 +83,10 @@ public final class JoinTerms {
       lines.add((term.negative() ? "- " : "+ ") + String.join(" ⋈ ", parts));
     }
     return lines;
+  }
+
+  private static boolean hasUnion(RelNode rel) {
+    return rel instanceof Union || rel.getInputs().stream().anyMatch(JoinTerms::hasUnion);
   }
 
   /** How a term reads one scan of the view. */

@@ -3,7 +3,11 @@ package org.calciteivm.rules.sql;
 import org.apache.calcite.rel.type.RelDataTypeSystemImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
 
-/** DuckDB's limits on types: DECIMAL up to precision 38, timestamps in microseconds. */
+/**
+ * DuckDB's limits on types: DECIMAL up to precision 38, timestamps in microseconds; and its
+ * strings: a union of text of different lengths is VARCHAR, never a blank-padded CHAR (DuckDB pads
+ * nothing, so {@code 'b'} padded to {@code 'b '} would be another value).
+ */
 public final class DuckDbTypeSystem extends RelDataTypeSystemImpl {
   /** The type system instance. */
   public static final DuckDbTypeSystem INSTANCE = new DuckDbTypeSystem();
@@ -25,5 +29,10 @@ public final class DuckDbTypeSystem extends RelDataTypeSystemImpl {
   @Override
   public int getMaxScale(SqlTypeName typeName) {
     return typeName == SqlTypeName.DECIMAL ? 38 : super.getMaxScale(typeName);
+  }
+
+  @Override
+  public boolean shouldConvertRaggedUnionTypesToVarying() {
+    return true;
   }
 }
