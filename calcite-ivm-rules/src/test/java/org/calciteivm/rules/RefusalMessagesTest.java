@@ -241,8 +241,12 @@ class RefusalMessagesTest {
                     + " SELECT n FROM r"))
         .contains("a recursive query (WITH RECURSIVE) is not supported yet")
         .doesNotContain("Logical");
-    assertThat(refusal("SELECT id FROM ev UNION ALL SELECT x FROM ev")).contains("UNION ALL is");
-    assertThat(refusal("SELECT id FROM ev UNION SELECT x FROM ev")).contains(": UNION is");
+    assertThat(refusal("SELECT id FROM ev UNION ALL SELECT COUNT(*) FROM ev"))
+        .contains("an aggregate or DISTINCT below UNION ALL is");
+    assertThat(refusal("SELECT id FROM ev UNION SELECT DISTINCT x FROM ev"))
+        .contains("an aggregate or DISTINCT below UNION ALL is");
+    assertThat(refusal("SELECT id FROM ev INTERSECT ALL SELECT x FROM ev"))
+        .contains("INTERSECT ALL is");
     assertThat(refusal("SELECT id FROM ev INTERSECT SELECT x FROM ev")).contains(": INTERSECT is");
     assertThat(refusal("SELECT id FROM ev EXCEPT ALL SELECT x FROM ev")).contains("EXCEPT ALL is");
     assertThat(refusal("SELECT id FROM ev LIMIT 1")).contains("LIMIT/OFFSET");

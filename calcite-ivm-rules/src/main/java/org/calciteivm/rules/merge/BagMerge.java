@@ -24,18 +24,13 @@ public final class BagMerge {
   /**
    * {@code BAG_COUNTED}: consolidate the view delta into {@code viewDeltaTable}, delete exactly
    * {@code -w} copies of each tuple with a negative net weight {@code w}, then insert {@code w}
-   * copies of each tuple with a positive one. Tuples are matched NULL-safely on every column.
-   */
-  public static ImmutableList<String> counted(
-      String dataTable, List<String> dataColumns, String viewDeltaTable, String consolidatedSql) {
-    return counted(dataTable, dataColumns, viewDeltaTable, consolidatedSql, List.of());
-  }
-
-  /**
-   * {@code BAG_COUNTED} for a view whose columns {@code key} (positions, 0-based) identify its rows
-   * ({@link org.calciteivm.rules.analysis.RowKeys}): each stored row is unique, so a tuple with a
-   * negative net weight (-1) is deleted by its key, which reads only the key columns of the stored
-   * view (a first key column's values filter the scan before the join); without a key, as above.
+   * copies of each tuple with a positive one.
+   *
+   * <p>Without a {@code key}, deleted tuples are matched NULL-safely on every column. With one (the
+   * positions, 0-based, of columns that identify the view's rows, see {@link
+   * org.calciteivm.rules.analysis.RowKeys}) every stored row is unique, so a tuple of weight -1 is
+   * deleted by its key: only the key columns of the stored view are read, and the first one's
+   * values filter the scan before the join.
    */
   public static ImmutableList<String> counted(
       String dataTable,
@@ -44,50 +39,22 @@ public final class BagMerge {
       String consolidatedSql,
       List<Integer> key) {
     String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
-    if (!key.isEmpty()) {
-      String first = IvmNames.quote(dataColumns.get(key.get(0)));
-      String keyColumns =
-          key.stream()
-              .map(i -> IvmNames.quote(dataColumns.get(i)))
-              .collect(Collectors.joining(", "));
-      String keyMatch =
-          key.stream()
-              .map(
-                  i ->
-                      "d."
-                          + IvmNames.quote(dataColumns.get(i))
-                          + " = v."
-                          + IvmNames.quote(deltaColumn(i)))
-              .collect(Collectors.joining(" AND "));
-      return ImmutableList.of(
-          "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
-          "DELETE FROM "
-              + dataTable
-              + " WHERE rowid IN (SELECT d.rid FROM (SELECT rowid AS rid, "
-              + keyColumns
-              + " FROM "
-              + dataTable
-              + " WHERE "
-              + first
-              + " IN (SELECT "
-              + IvmNames.quote(deltaColumn(key.get(0)))
-              + " FROM "
-              + viewDeltaTable
-              + " WHERE "
-              + weight
-              + " < 0)) AS d JOIN "
-              + viewDeltaTable
-              + " AS v ON "
-              + keyMatch
-              + " WHERE v."
-              + weight
-              + " < 0)",
-          fanOut(
-              dataTable,
-              dataColumns.size(),
-              viewDeltaTable + " AS v",
-              " WHERE v." + weight + " > 0"));
-    }
+    return ImmutableList.of(
+        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
+        key.isEmpty()
+            ? deleteTuples(dataTable, dataColumns, viewDeltaTable)
+            : deleteByKey(dataTable, dataColumns, viewDeltaTable, key),
+        fanOut(
+            dataTable,
+            dataColumns.size(),
+            viewDeltaTable + " AS v",
+            " WHERE v." + weight + " > 0"));
+  }
+
+  /** Deletes {@code -w} copies of each tuple of negative weight, matching every column. */
+  private static String deleteTuples(
+      String dataTable, List<String> dataColumns, String viewDeltaTable) {
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
     String match =
         IntStream.range(0, dataColumns.size())
             .mapToObj(
@@ -97,27 +64,58 @@ public final class BagMerge {
                         + " IS NOT DISTINCT FROM v."
                         + IvmNames.quote(deltaColumn(i)))
             .collect(Collectors.joining(" AND "));
-    return ImmutableList.of(
-        "CREATE OR REPLACE TEMP TABLE " + viewDeltaTable + " AS " + consolidatedSql,
-        // row_number() picks which copies go; any |w| copies of equal tuples are the same bag
-        "DELETE FROM "
-            + dataTable
-            + " WHERE rowid IN (SELECT rid FROM (SELECT d.rowid AS rid, v."
-            + weight
-            + " AS w, row_number() OVER (PARTITION BY v.rowid) AS rn FROM "
-            + dataTable
-            + " AS d JOIN "
-            + viewDeltaTable
-            + " AS v ON "
-            + match
-            + " WHERE v."
-            + weight
-            + " < 0) WHERE rn <= -w)",
-        fanOut(
-            dataTable,
-            dataColumns.size(),
-            viewDeltaTable + " AS v",
-            " WHERE v." + weight + " > 0"));
+    // row_number() picks which copies go; any |w| copies of equal tuples are the same bag
+    return "DELETE FROM "
+        + dataTable
+        + " WHERE rowid IN (SELECT rid FROM (SELECT d.rowid AS rid, v."
+        + weight
+        + " AS w, row_number() OVER (PARTITION BY v.rowid) AS rn FROM "
+        + dataTable
+        + " AS d JOIN "
+        + viewDeltaTable
+        + " AS v ON "
+        + match
+        + " WHERE v."
+        + weight
+        + " < 0) WHERE rn <= -w)";
+  }
+
+  /** Deletes the row of each tuple of negative weight by its {@code key}. */
+  private static String deleteByKey(
+      String dataTable, List<String> dataColumns, String viewDeltaTable, List<Integer> key) {
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    String keyColumns =
+        key.stream().map(i -> IvmNames.quote(dataColumns.get(i))).collect(Collectors.joining(", "));
+    String keyMatch =
+        key.stream()
+            .map(
+                i ->
+                    "d."
+                        + IvmNames.quote(dataColumns.get(i))
+                        + " = v."
+                        + IvmNames.quote(deltaColumn(i)))
+            .collect(Collectors.joining(" AND "));
+    return "DELETE FROM "
+        + dataTable
+        + " WHERE rowid IN (SELECT d.rid FROM (SELECT rowid AS rid, "
+        + keyColumns
+        + " FROM "
+        + dataTable
+        + " WHERE "
+        + IvmNames.quote(dataColumns.get(key.get(0)))
+        + " IN (SELECT "
+        + IvmNames.quote(deltaColumn(key.get(0)))
+        + " FROM "
+        + viewDeltaTable
+        + " WHERE "
+        + weight
+        + " < 0)) AS d JOIN "
+        + viewDeltaTable
+        + " AS v ON "
+        + keyMatch
+        + " WHERE v."
+        + weight
+        + " < 0)";
   }
 
   /**
