@@ -220,6 +220,8 @@ class DriverContractTest {
       assertThat(lines.get(0)).startsWith("refresh of v: ").contains("3 change rows consumed");
       assertThat(lines).anyMatch(l -> l.contains("ms  seal the change of"));
       assertThat(lines).anyMatch(l -> l.contains("ms  merge ("));
+      assertThat(lines.get(lines.size() - 1))
+          .endsWith("ms  the commit, and the driver's work between statements");
       ViewCheck.assertMatches(connection, "v", VIEW_QUERY, "after EXPLAIN ANALYZE REFRESH");
       assertThat(explainAnalyze(connection, "v").get(0)).contains("(nothing pending)");
       execute(connection, "REFRESH MATERIALIZED VIEW w");

@@ -48,9 +48,21 @@ public final class RefreshExplanation {
             outcome.choice() == null
                 ? " (nothing pending)"
                 : ", merged with " + outcome.choice().merge()));
+    long listed = 0;
     for (RefreshExecutor.Step step : outcome.steps()) {
       lines.add(String.format(Locale.ROOT, "%10.3f ms  %s", step.nanos() / 1e6, step.what()));
       step.sql().lines().forEach(l -> lines.add("              " + l));
+      if (!step.what().startsWith(ViewRefreshes.NESTED_STEP)) {
+        listed += step.nanos(); // a nested step's time is in its view's line already
+      }
+    }
+    if (!outcome.steps().isEmpty()) {
+      // a refresh whose commit checkpoints DuckDB's write-ahead log shows it here
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "%10.3f ms  the commit, and the driver's work between statements",
+              Math.max(0, total - listed) / 1e6));
     }
     return lines;
   }

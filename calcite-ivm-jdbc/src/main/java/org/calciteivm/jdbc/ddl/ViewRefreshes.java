@@ -20,6 +20,9 @@ import org.calciteivm.jdbc.sql.ObjectName;
  * with its program, read from the catalog at its first use in the process.
  */
 public final class ViewRefreshes {
+  /** How the step of a view below starts, listed under that view's own line. */
+  static final String NESTED_STEP = "  | ";
+
   private ViewRefreshes() {}
 
   /** The materialized views that read materialized view {@code view}. */
@@ -78,7 +81,7 @@ public final class ViewRefreshes {
               System.nanoTime() - started));
       // its own steps, indented under it
       for (RefreshExecutor.Step step : outcome.steps()) {
-        steps.add(new RefreshExecutor.Step("  | " + step.what(), step.sql(), step.nanos()));
+        steps.add(new RefreshExecutor.Step(NESTED_STEP + step.what(), step.sql(), step.nanos()));
       }
     }
     RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
