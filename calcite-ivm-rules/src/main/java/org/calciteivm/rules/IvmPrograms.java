@@ -24,7 +24,9 @@ public final class IvmPrograms {
           IvmRules.CHANGE_FILTER_TRANSPOSE,
           IvmRules.CHANGE_PROJECT_TRANSPOSE,
           IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
+          IvmRules.CHANGE_DISTINCT,
           IvmRules.CHANGE_UNION_TRANSPOSE,
+          IvmRules.CHANGE_OUTER_JOIN,
           IvmRules.CHANGE_TABLE_SCAN);
 
   /**

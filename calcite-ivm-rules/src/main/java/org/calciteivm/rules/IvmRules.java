@@ -1,10 +1,12 @@
 package org.calciteivm.rules;
 
 import org.calciteivm.rules.delta.ChangeAggregateTransposeRule;
+import org.calciteivm.rules.delta.ChangeDistinctRule;
 import org.calciteivm.rules.delta.ChangeFilterTransposeRule;
 import org.calciteivm.rules.delta.ChangeJoinForeignKeyPruneRule;
 import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
 import org.calciteivm.rules.delta.ChangeJoinTelescopingRule;
+import org.calciteivm.rules.delta.ChangeOuterJoinRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
@@ -41,6 +43,21 @@ public final class IvmRules {
    */
   public static final ChangeAggregateTransposeRule CHANGE_AGGREGATE_TRANSPOSE =
       ChangeAggregateTransposeRule.Config.DEFAULT.toRule();
+
+  /**
+   * {@code Δ(δ R)(t) = [c'(t) > 0] - [c'(t) - d(t) > 0]} for each tuple {@code t} of {@code ΔR}:
+   * the change of the rows of a {@code DISTINCT} inside a plan, from the count {@code c'} of each
+   * touched tuple in the current input and its change {@code d}.
+   */
+  public static final ChangeDistinctRule CHANGE_DISTINCT =
+      ChangeDistinctRule.Config.DEFAULT.toRule();
+
+  /**
+   * {@code Δ(L ⟕ R) = Δ(L ⋈ R) + pad(ΔL) - pad(Δ π_L(L ⋈ δ(π_k R)))}, and the same for the right
+   * input of a right or full join: the change of an outer join as changes of inner joins.
+   */
+  public static final ChangeOuterJoinRule CHANGE_OUTER_JOIN =
+      ChangeOuterJoinRule.Config.DEFAULT.toRule();
 
   /**
    * {@code Δ(R ⋈ S) = ΔR ⋈ S' + R' ⋈ ΔS - ΔR ⋈ ΔS} (inclusion-exclusion over the current states

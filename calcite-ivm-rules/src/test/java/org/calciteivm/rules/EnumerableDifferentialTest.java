@@ -245,6 +245,22 @@ class EnumerableDifferentialTest {
   }
 
   @Test
+  void outerJoins() throws Exception {
+    joinData().checkEachSubset("SELECT r.b, s.d, r.c FROM r LEFT JOIN s ON r.a = s.a");
+    joinData().checkEachSubset("SELECT r.b, s.d FROM r RIGHT JOIN s ON r.a = s.a AND r.c > 1");
+    joinData().checkEachSubset("SELECT r.a, s.a AS sa FROM r FULL JOIN s ON r.a = s.a");
+    joinData()
+        .checkEachSubset(
+            "SELECT r.b, u.e FROM r LEFT JOIN s ON r.a = s.a AND s.d <> 'y'"
+                + " LEFT JOIN u ON s.d = u.d");
+    joinData().checkEachSubset("SELECT r.b FROM r LEFT JOIN s ON r.a = s.a WHERE s.a IS NULL");
+    joinData()
+        .checkEachSubset(
+            "SELECT s.d, COUNT(*), COUNT(r.b), SUM(r.c) FROM r RIGHT JOIN s"
+                + " ON r.b IS NOT DISTINCT FROM s.d GROUP BY s.d");
+  }
+
+  @Test
   void foreignKeyPruningKeepsTheEquation() throws Exception {
     // orders only gains rows, and every item references an order: items⁻ ⋈ Δorders is empty
     Scenario scenario =
@@ -286,7 +302,10 @@ class EnumerableDifferentialTest {
           "SELECT s.d, SUM(r.c), COUNT(*), COUNT(r.b), AVG(r.a) FROM r JOIN s ON r.a = s.a"
               + " GROUP BY s.d",
           "SELECT u.e, COUNT(*), SUM(r.a) FROM r JOIN s ON r.a = s.a JOIN u ON s.d = u.d"
-              + " GROUP BY u.e");
+              + " GROUP BY u.e",
+          "SELECT r.b, s.d, r.c FROM r LEFT JOIN s ON r.a = s.a",
+          "SELECT r.a, s.d, u.e FROM r FULL JOIN s ON r.a = s.a RIGHT JOIN u ON s.d = u.d",
+          "SELECT s.d, COUNT(*), COUNT(r.c) FROM s LEFT JOIN r ON r.a = s.a GROUP BY s.d");
 
   /** Values of each column: few, so that rows repeat and join; NULL among them. */
   private static final Map<String, List<List<Object>>> DOMAINS =

@@ -22,10 +22,11 @@ import java.util.Random;
  * that violate a constraint are expected then: DuckDB refuses them, and the test goes on.
  *
  * <p>Views join with {@code JOIN ... ON} (equi, composite, expression, {@code IS NOT DISTINCT FROM}
- * and theta conditions, {@code CROSS JOIN}) or with commas and WHERE; inputs are sometimes a
- * filtered or projected subquery. Filters go to WHERE or to an ON clause. Everything is accepted by
- * both DuckDB and Calcite; as in {@link AggSql}, SUM and AVG over DOUBLE values (and AVG over
- * DECIMAL values) are marked approximate for {@link AggCheck}, and kept out of HAVING.
+ * and theta conditions, {@code CROSS JOIN}), with {@code LEFT}, {@code RIGHT} and {@code FULL}
+ * joins on equalities, or with commas and WHERE; inputs are sometimes a filtered or projected
+ * subquery. Filters go to WHERE or to an ON clause. Everything is accepted by both DuckDB and
+ * Calcite; as in {@link AggSql}, SUM and AVG over DOUBLE values (and AVG over DECIMAL values) are
+ * marked approximate for {@link AggCheck}, and kept out of HAVING.
  */
 final class JoinSql {
   /** Rows of a table are kept below this so that joins of four inputs stay small. */
@@ -323,11 +324,19 @@ final class JoinSql {
       if (!condition.equals("TRUE")) {
         on.add(condition);
       }
+      // An outer join needs equalities between its sides, other conditions on one side each.
+      String outer =
+          !commas && random.nextInt(3) == 0 && outerJoinable(condition)
+              ? pick(List.of(" LEFT JOIN ", " LEFT OUTER JOIN ", " RIGHT JOIN ", " FULL JOIN "))
+              : null;
       if (random.nextInt(5) == 0) {
         // A filter in the ON clause, over this input and possibly an earlier one.
-        on.add(filter(input, inputs.get(random.nextInt(i + 1))));
+        Input other = inputs.get(random.nextInt(i + 1));
+        on.add(outer == null ? filter(input, other) : filter(other, other));
       }
-      if (commas) {
+      if (outer != null) {
+        from.append(outer).append(source(input)).append(" ON ").append(String.join(" AND ", on));
+      } else if (commas) {
         from.append(", ").append(source(input));
         where.addAll(on);
       } else if (on.isEmpty()) {
@@ -344,6 +353,18 @@ final class JoinSql {
     }
     Collections.shuffle(where, random);
     return where.isEmpty() ? from.toString() : from + " WHERE " + String.join(" AND ", where);
+  }
+
+  /**
+   * Whether {@code condition} is equalities between the two inputs and conditions on one of them,
+   * which an outer join needs ({@code OuterJoinCondition}).
+   */
+  private static boolean outerJoinable(String condition) {
+    return !condition.equals("TRUE")
+        && !isWide(condition)
+        && !condition.contains(" < ")
+        && !condition.contains(" >= ")
+        && !condition.contains(" <> ");
   }
 
   private static boolean isWide(String condition) {

@@ -45,6 +45,7 @@ import org.apache.calcite.sql.SqlSyntax;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
+import org.calciteivm.rules.delta.OuterJoinCondition;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -82,6 +83,9 @@ public final class ViewAnalyzer {
   /** How many unions are above the operator being visited. */
   private int unions;
 
+  /** Whether the view has an outer join, which an insert into its null-generating input changes. */
+  private boolean outerJoin;
+
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
@@ -95,13 +99,17 @@ public final class ViewAnalyzer {
    * @param strategy the merge strategy the view's shape needs
    * @param aggregate the view's aggregate, or null for a view without one; above it there are only
    *     projections and filters (evaluated when the view is read), below it only projections,
-   *     filters, inner joins and scans
+   *     filters, joins, unions and scans
+   * @param monotone whether a change of inserts only can only add rows to the view (and only grow
+   *     an aggregate's groups): true unless the view has an outer join, whose padded rows an insert
+   *     into the other input removes
    */
   public record Analysis(
       ImmutableList<List<String>> baseTables,
       ImmutableMap<List<String>, ImmutableSet<String>> usedColumns,
       MergeStrategy strategy,
-      @Nullable Aggregate aggregate) {}
+      @Nullable Aggregate aggregate,
+      boolean monotone) {}
 
   /**
    * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
@@ -125,17 +133,24 @@ public final class ViewAnalyzer {
       strategy = MergeStrategy.GROUP_MERGE;
     }
     return new Analysis(
-        ImmutableList.copyOf(analyzer.baseTables), UsedColumns.of(view), strategy, aggregate);
+        ImmutableList.copyOf(analyzer.baseTables),
+        UsedColumns.of(view),
+        strategy,
+        aggregate,
+        !analyzer.outerJoin);
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
-    } else if (rel instanceof Join join && join.getJoinType() == JoinRelType.INNER) {
+    } else if (rel instanceof Join join && maintainedJoin(join.getJoinType())) {
       // the condition refers to the inputs' fields, named as in the inputs (not made unique)
       List<String> fields = new ArrayList<>(join.getLeft().getRowType().getFieldNames());
       fields.addAll(join.getRight().getRowType().getFieldNames());
       checkExpression(join.getCondition(), fields);
+      if (join.getJoinType() != JoinRelType.INNER) {
+        checkOuterJoin(join);
+      }
       joins++;
     } else if (rel instanceof Filter filter) {
       checkExpression(filter.getCondition(), filter.getInput().getRowType().getFieldNames());
@@ -169,6 +184,26 @@ public final class ViewAnalyzer {
     }
     if (rel instanceof Union) {
       unions--;
+    }
+  }
+
+  private static boolean maintainedJoin(JoinRelType type) {
+    return type == JoinRelType.INNER
+        || type == JoinRelType.LEFT
+        || type == JoinRelType.RIGHT
+        || type == JoinRelType.FULL;
+  }
+
+  /** Refuses an outer join whose matches the rules cannot derive ({@link OuterJoinCondition}). */
+  private void checkOuterJoin(Join join) throws UnsupportedViewException {
+    outerJoin = true;
+    if (OuterJoinCondition.of(join).isEmpty()) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          describe(join)
+              + " whose ON condition is not equalities between its sides"
+              + " and conditions on one side",
+          "write the condition as l.x = r.y AND ... with conditions on one input each");
     }
   }
 

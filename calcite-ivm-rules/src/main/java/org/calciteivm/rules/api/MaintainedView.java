@@ -153,15 +153,17 @@ public final class MaintainedView {
       RelBuilder builder = IvmRelBuilders.create(delta.plan().getCluster());
       RelNode named = withDeltaColumnNames(builder, delta.plan());
       String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
-      return ImmutableMap.of(
-          MergeStrategy.BAG_COUNTED,
-          BagMerge.counted(
-              stored.table(), stored.columns(), deltaTable, consolidatedSql, RowKeys.of(plan)),
-          MergeStrategy.BAG_APPEND,
-          delta.negativeWeightsPossible() || stored.keepsDelta()
-              ? BagMerge.appendConsolidated(
-                  stored.table(), stored.columns().size(), deltaTable, consolidatedSql)
-              : BagMerge.append(stored.table(), stored.columns().size(), UNPARSER.toSql(named)));
+      return monotoneOnly(
+          ImmutableMap.of(
+              MergeStrategy.BAG_COUNTED,
+              BagMerge.counted(
+                  stored.table(), stored.columns(), deltaTable, consolidatedSql, RowKeys.of(plan)),
+              MergeStrategy.BAG_APPEND,
+              delta.negativeWeightsPossible() || stored.keepsDelta()
+                  ? BagMerge.appendConsolidated(
+                      stored.table(), stored.columns().size(), deltaTable, consolidatedSql)
+                  : BagMerge.append(
+                      stored.table(), stored.columns().size(), UNPARSER.toSql(named))));
     }
     AggregateState state = AggregateState.of(aggregate);
     String deltaSql = UNPARSER.toSql(delta.plan());
@@ -199,7 +201,32 @@ public final class MaintainedView {
                   touchedGroupsState(aggregate, state, delta.plan().getRowType(), recomputedTable)),
               !stored.keepsDelta()));
     }
-    return statements.buildOrThrow();
+    return monotoneOnly(statements.buildOrThrow());
+  }
+
+  /**
+   * {@code statements} without the merges that hold only for a monotone view, if this view is not
+   * one ({@link ViewAnalyzer.Analysis#monotone()}): appending an insert-only change, and folding it
+   * into MIN and MAX, assume that inserts only add rows, which an outer join's padded rows
+   * contradict. A refresh that finds no statements for the merge it would choose takes the view's
+   * own strategy.
+   */
+  private ImmutableMap<MergeStrategy, ImmutableList<String>> monotoneOnly(
+      ImmutableMap<MergeStrategy, ImmutableList<String>> statements) {
+    if (analysis.monotone()) {
+      return statements;
+    }
+    ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> kept = ImmutableMap.builder();
+    statements.forEach(
+        (merge, list) -> {
+          boolean fold =
+              merge == MergeStrategy.GROUP_MERGE
+                  && analysis.strategy() == MergeStrategy.GROUP_RECOMPUTE;
+          if (merge != MergeStrategy.BAG_APPEND && merge != MergeStrategy.GROUP_APPEND && !fold) {
+            kept.put(merge, list);
+          }
+        });
+    return kept.buildOrThrow();
   }
 
   /**

@@ -40,13 +40,14 @@ public class ChangeAggregateTransposeRule extends RelRule<ChangeAggregateTranspo
   /** Rule configuration. */
   @Value.Immutable(singleton = true)
   public interface Config extends RelRule.Config {
-    /** Matches a delta directly above an aggregate. */
+    /** Matches the change of an aggregate view's state, directly above its aggregate. */
     Config DEFAULT =
         ImmutableChangeAggregateTransposeRule.Config.of()
             .withRelBuilderFactory(IvmRelBuilders.FACTORY)
             .withOperandSupplier(
                 b0 ->
                     b0.operand(ChangeOf.class)
+                        .predicate(ChangeOf::ofState)
                         .oneInput(b1 -> b1.operand(Aggregate.class).anyInputs()));
 
     @Override

@@ -5,6 +5,7 @@ import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.SingleRel;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.type.RelDataType;
@@ -17,7 +18,9 @@ import org.calciteivm.rules.aggregate.AggregateState;
 /**
  * The change of its input since the last refresh, as a Z-set: the input's columns followed by a
  * {@code BIGINT NOT NULL} weight column named {@link ZSets#WEIGHT_COLUMN}. The change of an
- * aggregate is the change of its per-group state instead.
+ * aggregate view's own aggregate ({@link #ofState}) is the change of its per-group state instead;
+ * an aggregate inside a plan (the {@code DISTINCT} an outer join's rule introduces) changes by rows
+ * like any other relation.
  *
  * <p>It is a marker: the delta rules push it down the plan until it sits on the scans of base
  * tables, where {@link ChangeTableScanRule} replaces it with a scan of the table's delta relation.
@@ -27,14 +30,32 @@ import org.calciteivm.rules.aggregate.AggregateState;
  * {@code StreamRules}' {@code Delta*Rule}.
  */
 public final class ChangeOf extends SingleRel {
-  private ChangeOf(RelOptCluster cluster, RelTraitSet traits, RelNode input) {
+  /** Whether this is the change of an aggregate's per-group state rather than of its rows. */
+  private final boolean state;
+
+  private ChangeOf(RelOptCluster cluster, RelTraitSet traits, RelNode input, boolean state) {
     super(cluster, traits, input);
+    this.state = state;
   }
 
-  /** The change of {@code input}. */
+  /** The change of {@code input}'s rows. */
   public static ChangeOf create(RelNode input) {
     RelOptCluster cluster = input.getCluster();
-    return new ChangeOf(cluster, cluster.traitSetOf(Convention.NONE), input);
+    return new ChangeOf(cluster, cluster.traitSetOf(Convention.NONE), input, false);
+  }
+
+  /**
+   * The change of the per-group state of {@code aggregate}, the aggregate of a view whose stored
+   * rows are that state (see {@link ChangeAggregateTransposeRule}).
+   */
+  public static ChangeOf ofState(Aggregate aggregate) {
+    RelOptCluster cluster = aggregate.getCluster();
+    return new ChangeOf(cluster, cluster.traitSetOf(Convention.NONE), aggregate, true);
+  }
+
+  /** Whether this is the change of an aggregate's per-group state ({@link #ofState}). */
+  public boolean ofState() {
+    return state;
   }
 
   /** The type of the weight column. */
@@ -58,7 +79,7 @@ public final class ChangeOf extends SingleRel {
    */
   @Override
   protected RelDataType deriveRowType() {
-    if (getInput().stripped() instanceof Aggregate aggregate) {
+    if (state && getInput().stripped() instanceof Aggregate aggregate) {
       return AggregateState.of(aggregate)
           .deltaStateAggregate(
               IvmRelBuilders.create(getCluster()), ChangeOf.create(aggregate.getInput()))
@@ -69,6 +90,11 @@ public final class ChangeOf extends SingleRel {
 
   @Override
   public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-    return new ChangeOf(getCluster(), traitSet, sole(inputs));
+    return new ChangeOf(getCluster(), traitSet, sole(inputs), state);
+  }
+
+  @Override
+  public RelWriter explainTerms(RelWriter pw) {
+    return super.explainTerms(pw).itemIf("state", true, state);
   }
 }

@@ -9,6 +9,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelShuttleImpl;
+import org.apache.calcite.rel.core.Aggregate;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.rules.IvmPrograms;
 
@@ -47,7 +48,8 @@ public record DeltaDerivation(RelNode plan, ImmutableList<String> prunedTerms) {
     HepPlanner planner = new HepPlanner(IvmPrograms.delta(joins), Contexts.of(context));
     PrunedTerms pruned = new PrunedTerms(context);
     planner.addListener(pruned);
-    planner.setRoot(ChangeOf.create(view));
+    planner.setRoot(
+        view instanceof Aggregate aggregate ? ChangeOf.ofState(aggregate) : ChangeOf.create(view));
     RelNode delta = planner.findBestExp();
     delta.accept(
         new RelShuttleImpl() {

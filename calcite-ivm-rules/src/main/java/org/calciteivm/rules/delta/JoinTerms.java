@@ -14,6 +14,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.core.Union;
@@ -48,22 +49,24 @@ public final class JoinTerms {
   /**
    * Whether the view's delta may hold rows of negative weight even when every change is an insert:
    * with two or more changed scans, inclusion-exclusion subtracts cross terms and telescoping
-   * subtracts the change from a current state to rebuild a previous one.
+   * subtracts the change from a current state to rebuild a previous one; an outer join subtracts
+   * the padded rows of the rows that gain a match.
    */
   public static boolean negativeWeightsPossible(RelNode view, DeltaContext context) {
-    return scannedTables(view).stream().filter(context.hasDelta()).count() > 1;
+    return scannedTables(view).stream().filter(context.hasDelta()).count() > 1
+        || hasOuterJoin(view);
   }
 
   /**
    * The terms of {@code delta}, the delta plan derived from {@code view}, one line each, signed,
-   * fewest changes first; empty if the view has no join, or has a union (whose terms read the scans
-   * of one branch each, which a line of the join's scans cannot show). Scans are named by table,
-   * numbered {@code #1}, {@code #2} when a table is read more than once, in the order the view
-   * reads them.
+   * fewest changes first; empty if the view has no join, or has a union or an outer join (whose
+   * terms read the scans of one branch each, which a line of the join's scans cannot show). Scans
+   * are named by table, numbered {@code #1}, {@code #2} when a table is read more than once, in the
+   * order the view reads them.
    */
   public static List<String> of(RelNode view, RelNode delta) {
     List<RelOptTable> tables = scannedTables(view);
-    if (tables.size() < 2 || hasUnion(view)) {
+    if (tables.size() < 2 || hasUnion(view) || hasOuterJoin(view)) {
       return List.of();
     }
     List<String> names = names(tables);
@@ -87,6 +90,11 @@ public final class JoinTerms {
 
   private static boolean hasUnion(RelNode rel) {
     return rel instanceof Union || rel.getInputs().stream().anyMatch(JoinTerms::hasUnion);
+  }
+
+  private static boolean hasOuterJoin(RelNode rel) {
+    return rel instanceof Join join && join.getJoinType() != JoinRelType.INNER
+        || rel.getInputs().stream().anyMatch(JoinTerms::hasOuterJoin);
   }
 
   /** How a term reads one scan of the view. */
