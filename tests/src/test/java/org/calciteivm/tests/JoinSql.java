@@ -293,6 +293,9 @@ final class JoinSql {
       inputs.add(new Input(table, "a" + i));
     }
     String from = from(inputs);
+    if (random.nextInt(5) == 0) {
+      from = withSubquery(from, pick(inputs));
+    }
     int kind = random.nextInt(20);
     if (kind < 9) {
       return projection(inputs, from);
@@ -353,6 +356,54 @@ final class JoinSql {
     }
     Collections.shuffle(where, random);
     return where.isEmpty() ? from.toString() : from + " WHERE " + String.join(" AND ", where);
+  }
+
+  /**
+   * {@code from} with an {@code EXISTS}, {@code NOT EXISTS} or {@code IN} subquery over a table
+   * added to its WHERE clause, correlated with {@code outer} on one or two keys, or not at all.
+   */
+  private String withSubquery(String from, Input outer) {
+    Input inner = new Input(random.nextInt(tables), "s" + aliases++);
+    String table = table(inner.table()) + " " + inner.alias();
+    String filter = random.nextBoolean() ? "" : " AND " + filter(inner, inner);
+    String predicate =
+        switch (random.nextInt(6)) {
+          case 0, 1 ->
+              "EXISTS (SELECT * FROM "
+                  + table
+                  + " WHERE "
+                  + equal(inner, outer, "k", "k")
+                  + (random.nextBoolean() ? "" : " AND " + equal(inner, outer, "j", "j"))
+                  + filter
+                  + ")";
+          case 2, 3 ->
+              "NOT EXISTS (SELECT 1 FROM "
+                  + table
+                  + " WHERE "
+                  + (random.nextBoolean()
+                      ? equal(inner, outer, "k", "k")
+                      : equal(inner, outer, "j", "j"))
+                  + filter
+                  + ")";
+          case 4 ->
+              outer.column("k")
+                  + " IN (SELECT "
+                  + inner.column("k")
+                  + " FROM "
+                  + table
+                  + " WHERE TRUE"
+                  + filter
+                  + ")";
+          default -> "EXISTS (SELECT * FROM " + table + " WHERE " + filter(inner, inner) + ")";
+        };
+    int where = from.lastIndexOf(" WHERE ");
+    String rest = where < 0 ? "" : from.substring(where);
+    // the last WHERE is the query's own unless it is inside a subquery's parentheses
+    boolean own =
+        where >= 0
+            && rest.chars().filter(c -> c == '(').count()
+                == rest.chars().filter(c -> c == ')').count();
+    return from + (own ? " AND " : " WHERE ") + predicate;
   }
 
   /**

@@ -9,7 +9,8 @@ import java.util.Map;
  * substitution parameters at their validation values), a join of orders and lineitem without
  * aggregation, a MIN/MAX view, a DISTINCT view, and three views that keep intermediate states: a
  * COUNT(DISTINCT) over a join, an aggregate over a join with an aggregate subquery below it, and a
- * view over another materialized view (Q3).
+ * view over another materialized view (Q3); and customers with their order counts by a LEFT JOIN
+ * (customers without orders included) and TPC-H Q4, whose EXISTS is a semi-join.
  */
 public final class TpchViews {
   private TpchViews() {}
@@ -152,6 +153,22 @@ public final class TpchViews {
               FROM orders GROUP BY o_custkey) t ON c_custkey = t.o_custkey
         GROUP BY c_mktsegment""");
     views.put("q3_by_date", OVER_Q3.formatted("q3"));
+    views.put(
+        "customer_orders",
+        """
+        SELECT c_custkey, c_mktsegment, COUNT(o_orderkey) AS orders,
+               SUM(o_totalprice) AS spent
+        FROM customer LEFT JOIN orders ON c_custkey = o_custkey
+        GROUP BY c_custkey, c_mktsegment""");
+    views.put(
+        "q4",
+        """
+        SELECT o_orderpriority, COUNT(*) AS order_count
+        FROM orders
+        WHERE o_orderdate >= DATE '1993-07-01' AND o_orderdate < DATE '1993-10-01'
+          AND EXISTS (SELECT * FROM lineitem
+                      WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)
+        GROUP BY o_orderpriority""");
     return views;
   }
 }

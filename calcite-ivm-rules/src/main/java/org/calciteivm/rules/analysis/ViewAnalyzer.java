@@ -165,6 +165,8 @@ public final class ViewAnalyzer {
           viewName,
           "an aggregate or DISTINCT below UNION ALL",
           "aggregate after the union instead, or make each branch a materialized view");
+    } else if (rel instanceof Aggregate distinct && joins > 0 && distinctRows(distinct)) {
+      // a set of rows, whose change the rules derive from its input's (ChangeDistinctRule)
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
           viewName, AGGREGATE_BELOW_JOIN, "aggregate after joining instead");
@@ -185,6 +187,13 @@ public final class ViewAnalyzer {
     if (rel instanceof Union) {
       unions--;
     }
+  }
+
+  /** Whether {@code aggregate} is a {@code DISTINCT}: grouped, without aggregate calls. */
+  private static boolean distinctRows(Aggregate aggregate) {
+    return aggregate.getAggCallList().isEmpty()
+        && aggregate.getGroupType() == Aggregate.Group.SIMPLE
+        && !aggregate.getGroupSet().isEmpty();
   }
 
   private static boolean maintainedJoin(JoinRelType type) {

@@ -59,14 +59,15 @@ public final class JoinTerms {
 
   /**
    * The terms of {@code delta}, the delta plan derived from {@code view}, one line each, signed,
-   * fewest changes first; empty if the view has no join, or has a union or an outer join (whose
-   * terms read the scans of one branch each, which a line of the join's scans cannot show). Scans
-   * are named by table, numbered {@code #1}, {@code #2} when a table is read more than once, in the
-   * order the view reads them.
+   * fewest changes first; empty if the view has no join, or is more than inner joins of scans (a
+   * union's terms read the scans of one branch each, an outer join's and a DISTINCT's read scans
+   * more than once, which a line of the join's scans cannot show). Scans are named by table,
+   * numbered {@code #1}, {@code #2} when a table is read more than once, in the order the view
+   * reads them.
    */
   public static List<String> of(RelNode view, RelNode delta) {
     List<RelOptTable> tables = scannedTables(view);
-    if (tables.size() < 2 || hasUnion(view) || hasOuterJoin(view)) {
+    if (tables.size() < 2 || !innerJoinsOfScans(view)) {
       return List.of();
     }
     List<String> names = names(tables);
@@ -88,8 +89,25 @@ public final class JoinTerms {
     return lines;
   }
 
-  private static boolean hasUnion(RelNode rel) {
-    return rel instanceof Union || rel.getInputs().stream().anyMatch(JoinTerms::hasUnion);
+  /**
+   * Whether {@code view} is inner joins, filters and projections of scans, with aggregates only
+   * above its joins: then each term reads each scan once, as a current state, a change or a
+   * previous state.
+   */
+  private static boolean innerJoinsOfScans(RelNode view) {
+    return innerJoinsOfScans(view, false);
+  }
+
+  private static boolean innerJoinsOfScans(RelNode rel, boolean belowJoin) {
+    boolean join = rel instanceof Join j && j.getJoinType() == JoinRelType.INNER;
+    boolean plain =
+        join
+            || rel instanceof TableScan
+            || rel instanceof Filter
+            || rel instanceof Project
+            || rel instanceof Aggregate && !belowJoin;
+    return plain
+        && rel.getInputs().stream().allMatch(input -> innerJoinsOfScans(input, belowJoin || join));
   }
 
   private static boolean hasOuterJoin(RelNode rel) {

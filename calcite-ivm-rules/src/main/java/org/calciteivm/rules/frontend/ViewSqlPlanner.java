@@ -215,6 +215,7 @@ public final class ViewSqlPlanner {
     RelRoot root = converter.convertQuery(validated, false, true);
     // as Calcite's own Planner does: correlated subqueries become joins where they can
     root = root.withRel(converter.flattenTypes(root.rel, true));
+    root = root.withRel(SubqueryJoins.of(viewName, root.rel));
     root =
         root.withRel(
             RelDecorrelator.decorrelateQuery(

@@ -1,0 +1,103 @@
+package org.calciteivm.rules.frontend;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelShuttleImpl;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.rules.SubQueryRemoveRule;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexSubQuery;
+import org.apache.calcite.sql.SqlKind;
+import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.rules.IvmRelBuilders;
+
+/**
+ * {@code EXISTS}, {@code NOT EXISTS} and {@code IN} subqueries of a {@code WHERE} clause become
+ * joins, before the plan is decorrelated: Calcite's {@link SubQueryRemoveRule} writes {@code EXISTS
+ * (q)} as an inner join with {@code DISTINCT} rows of {@code q} (a semi-join), {@code NOT EXISTS
+ * (q)} as a left join with them and a filter on the padded side (an anti-join), and {@code x IN
+ * (q)} as an inner join with the distinct values of {@code q}; correlated subqueries are then
+ * decorrelated into joins on the correlation. The delta rules maintain those joins and the {@code
+ * DISTINCT} below them without keeping any state ({@code ChangeDistinctRule}, {@code
+ * ChangeOuterJoinRule}).
+ *
+ * <p>Other subqueries stay as they are, so that the analysis names them: scalar subqueries, {@code
+ * ANY}/{@code ALL}, and {@code NOT IN}, which this refuses first, because its value is unknown, not
+ * true, where the subquery yields a NULL, and Calcite writes that as aggregates below a join.
+ */
+final class SubqueryJoins {
+  private SubqueryJoins() {}
+
+  /**
+   * {@code rel} with the {@code EXISTS} and {@code IN} subqueries of its filters made joins.
+   *
+   * @throws UnsupportedViewException for a {@code NOT IN} subquery
+   */
+  static RelNode of(String viewName, RelNode rel) throws UnsupportedViewException {
+    List<String> notIn = new ArrayList<>();
+    rel.accept(
+        new RelShuttleImpl() {
+          @Override
+          public RelNode visit(LogicalFilter filter) {
+            if (notIn(filter.getCondition())) {
+              notIn.add("NOT IN");
+            }
+            return super.visit(filter);
+          }
+        });
+    if (!notIn.isEmpty()) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "NOT IN (subquery)",
+          "write NOT EXISTS (SELECT ... WHERE inner = outer), which differs only where the"
+              + " subquery yields NULL");
+    }
+    SubQueryRemoveRule.Config filters =
+        SubQueryRemoveRule.Config.FILTER
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(
+                b ->
+                    b.operand(Filter.class)
+                        .predicate(f -> onlySemiJoins(f.getCondition()))
+                        .anyInputs())
+            .as(SubQueryRemoveRule.Config.class);
+    HepPlanner planner =
+        new HepPlanner(new HepProgramBuilder().addRuleInstance(filters.toRule()).build());
+    planner.setRoot(rel);
+    return planner.findBestExp();
+  }
+
+  /** Whether {@code condition} has subqueries, and all are {@code EXISTS} or {@code IN}. */
+  private static boolean onlySemiJoins(RexNode condition) {
+    List<RexSubQuery> found = new ArrayList<>();
+    condition.accept(
+        new RexShuttle() {
+          @Override
+          public RexNode visitSubQuery(RexSubQuery subQuery) {
+            found.add(subQuery);
+            return subQuery;
+          }
+        });
+    return !found.isEmpty()
+        && found.stream().allMatch(q -> q.getKind() == SqlKind.EXISTS || q.getKind() == SqlKind.IN);
+  }
+
+  /** Whether {@code condition} negates an {@code IN} subquery. */
+  private static boolean notIn(RexNode condition) {
+    if (!(condition instanceof RexCall call)) {
+      return false;
+    }
+    if (call.getKind() == SqlKind.NOT
+        && call.getOperands().get(0) instanceof RexSubQuery q
+        && q.getKind() == SqlKind.IN) {
+      return true;
+    }
+    return call.getOperands().stream().anyMatch(SubqueryJoins::notIn);
+  }
+}
