@@ -252,8 +252,11 @@ class RefusalMessagesTest {
     assertThat(refusal("SELECT id FROM ev LIMIT 1")).contains("LIMIT/OFFSET");
     assertThat(refusal("SELECT 1 AS one")).contains("VALUES");
     assertThat(refusal("SELECT n FROM ev, UNNEST(ARRAY[1, 2]) AS u(n)")).contains("UNNEST");
-    assertThat(refusal("SELECT id FROM ev WHERE id IN (SELECT x FROM ev)"))
-        .contains("a subquery (IN)");
+    assertThat(refusal("SELECT id FROM ev WHERE id NOT IN (SELECT x FROM ev)"))
+        .contains("NOT IN (subquery)")
+        .contains("NOT EXISTS");
+    assertThat(refusal("SELECT id FROM ev WHERE id > ANY (SELECT x FROM ev)"))
+        .contains("a subquery (ANY/SOME/ALL)");
     assertThat(refusal("SELECT id, (SELECT MAX(x) FROM ev) AS m FROM ev"))
         .contains("a scalar subquery");
   }

@@ -61,7 +61,24 @@ final class QueryText {
     if (!tokenStarting.containsKey(start) || !tokenEnding.containsKey(last + 1)) {
       return null;
     }
-    return new Range(start, last + 1);
+    // the parser ends some nodes before closing parentheses of their own (x IN (SELECT ...) ends
+    // with the subquery's last token): take in every parenthesis the node opens
+    int from = tokenStarting.get(start);
+    int to = tokenEnding.get(last + 1);
+    int depth = 0;
+    for (int i = from; i <= to; i++) {
+      if (tokens.get(i).isSymbol("(")) {
+        Integer close = matchingParenthesis.get(i);
+        if (close == null) {
+          return null;
+        }
+        depth++;
+        to = Math.max(to, close);
+      } else if (tokens.get(i).isSymbol(")") && --depth < 0) {
+        return null; // closes a parenthesis opened before the node
+      }
+    }
+    return new Range(start, tokens.get(to).end());
   }
 
   /** {@code range} widened to the parentheses around it; itself if there are none. */

@@ -4,12 +4,19 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.ZSets;
@@ -75,6 +82,11 @@ final class ZSetJoins {
    * side's weight column.
    */
   static RelNode term(RelBuilder builder, Join join, Side left, Side right, boolean subtract) {
+    if (!left.zset() && right.zset()) {
+      left = narrowed(builder, join, left, right, true);
+    } else if (left.zset() && !right.zset()) {
+      right = narrowed(builder, join, right, left, false);
+    }
     int leftColumns = join.getLeft().getRowType().getFieldCount();
     int rightColumns = join.getRight().getRowType().getFieldCount();
     int leftWidth = leftColumns + (left.zset() ? 1 : 0);
@@ -107,6 +119,91 @@ final class ZSetJoins {
     List<String> names = new ArrayList<>(join.getRowType().getFieldNames());
     names.add(ZSets.WEIGHT_COLUMN);
     return builder.project(columns, names, true).build();
+  }
+
+  /**
+   * {@code current}, the current state of a join input, or if it is a {@code DISTINCT} over some
+   * input {@code I} with key equalities to {@code other} in the join condition, the {@code
+   * DISTINCT} over only the rows of {@code I} whose keys some row of {@code other} has ({@code I ⋉
+   * other}, a semi-join). The term joins {@code current} with {@code other} on those keys, so the
+   * rows left out join nothing; {@code other} is a change, small, whereas the whole {@code
+   * DISTINCT} would hash every row of {@code I} (a set of join keys made by {@link
+   * ChangeOuterJoinRule}, or an {@code EXISTS} subquery's).
+   */
+  private static Side narrowed(
+      RelBuilder builder, Join join, Side current, Side other, boolean currentIsLeft) {
+    RelNode top = current.rel().stripped();
+    // the DISTINCT, possibly under a projection of its columns and constants (EXISTS writes one)
+    Project project = top instanceof Project p ? p : null;
+    if (!((project == null ? top : project.getInput().stripped()) instanceof Aggregate distinct)
+        || !distinct.getAggCallList().isEmpty()
+        || distinct.getGroupType() != Aggregate.Group.SIMPLE) {
+      return current;
+    }
+    int leftColumns = join.getLeft().getRowType().getFieldCount();
+    int currentStart = currentIsLeft ? 0 : leftColumns;
+    int currentWidth = top.getRowType().getFieldCount();
+    int otherStart = currentIsLeft ? leftColumns : 0;
+    int otherWidth =
+        (currentIsLeft ? join.getRight() : join.getLeft()).getRowType().getFieldCount();
+    List<Integer> keys = distinct.getGroupSet().asList();
+    // pairs (a key column of the DISTINCT's input, a column of the other side) the join equates
+    List<Integer> inputKeys = new ArrayList<>();
+    List<Integer> otherKeys = new ArrayList<>();
+    List<SqlOperator> operators = new ArrayList<>();
+    for (RexNode conjunct : RelOptUtil.conjunctions(join.getCondition())) {
+      if ((conjunct.getKind() == SqlKind.EQUALS
+              || conjunct.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)
+          && conjunct instanceof RexCall equality
+          && equality.getOperands().get(0) instanceof RexInputRef a
+          && equality.getOperands().get(1) instanceof RexInputRef b) {
+        RexInputRef mine = inRange(a, currentStart, currentWidth) ? a : b;
+        RexInputRef theirs = mine == a ? b : a;
+        if (!inRange(mine, currentStart, currentWidth)
+            || !inRange(theirs, otherStart, otherWidth)) {
+          continue;
+        }
+        int column = mine.getIndex() - currentStart;
+        if (project != null) {
+          if (!(project.getProjects().get(column) instanceof RexInputRef ref)) {
+            continue;
+          }
+          column = ref.getIndex();
+        }
+        inputKeys.add(keys.get(column));
+        otherKeys.add(theirs.getIndex() - otherStart);
+        operators.add(equality.getOperator());
+      }
+    }
+    if (inputKeys.isEmpty()) {
+      return current;
+    }
+    // an inner join with the other side's distinct key values, not a SEMI join: Calcite writes
+    // a semi-join as EXISTS without qualifying the outer columns
+    List<Integer> otherColumns = otherKeys.stream().distinct().toList();
+    builder.push(distinct.getInput());
+    builder
+        .push(other.rel())
+        .project(otherColumns.stream().map(builder::field).toList())
+        .distinct();
+    List<RexNode> matches = new ArrayList<>();
+    for (int i = 0; i < inputKeys.size(); i++) {
+      matches.add(
+          builder.call(
+              operators.get(i),
+              builder.field(2, 0, inputKeys.get(i)),
+              builder.field(2, 1, otherColumns.indexOf(otherKeys.get(i)))));
+    }
+    builder.join(JoinRelType.INNER, matches);
+    builder.aggregate(builder.groupKey(keys.stream().map(k -> builder.field(k)).toList()));
+    if (project != null) {
+      builder.project(project.getProjects(), project.getRowType().getFieldNames(), true);
+    }
+    return new Side(builder.build(), false);
+  }
+
+  private static boolean inRange(RexInputRef ref, int start, int width) {
+    return ref.getIndex() >= start && ref.getIndex() < start + width;
   }
 
   /**
