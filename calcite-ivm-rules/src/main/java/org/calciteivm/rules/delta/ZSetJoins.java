@@ -1,5 +1,7 @@
 package org.calciteivm.rules.delta;
 
+import static java.util.Objects.requireNonNull;
+
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,7 @@ import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.ZSets;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Building blocks of the join expansions: the terms they sum, and the previous state of an input.
@@ -63,16 +66,19 @@ final class ZSetJoins {
                         .anyInputs());
   }
 
-  /** One side of a term: a relation with the join input's columns, and a weight if {@code zset}. */
-  record Side(RelNode rel, boolean zset) {
+  /**
+   * One side of a term: a relation with the join input's columns, and a weight if {@code zset};
+   * {@code previousOf} is the input whose previous state it is, if it is one ({@link #previous}).
+   */
+  record Side(RelNode rel, boolean zset, @Nullable RelNode previousOf) {
     /** The current state of a join input: the input itself. */
     static Side current(RelNode input) {
-      return new Side(input, false);
+      return new Side(input, false, null);
     }
 
     /** The change of a join input. */
     static Side delta(RelNode input) {
-      return new Side(ChangeOf.create(input), true);
+      return new Side(ChangeOf.create(input), true, null);
     }
   }
 
@@ -86,6 +92,10 @@ final class ZSetJoins {
       left = narrowed(builder, join, left, right, true);
     } else if (left.zset() && !right.zset()) {
       right = narrowed(builder, join, right, left, false);
+    } else if (left.previousOf() == null && right.previousOf() != null) {
+      right = narrowedPrevious(builder, join, right, left, false);
+    } else if (left.previousOf() != null && right.previousOf() == null) {
+      left = narrowedPrevious(builder, join, left, right, true);
     }
     int leftColumns = join.getLeft().getRowType().getFieldCount();
     int rightColumns = join.getRight().getRowType().getFieldCount();
@@ -199,7 +209,19 @@ final class ZSetJoins {
     if (project != null) {
       builder.project(project.getProjects(), project.getRowType().getFieldNames(), true);
     }
-    return new Side(builder.build(), false);
+    return new Side(builder.build(), false, null);
+  }
+
+  /**
+   * {@code previous}, the previous state {@code R' - ΔR} of a join input, with its current state
+   * {@code R'} {@linkplain #narrowed narrowed} to the key values of {@code other}; the rows of
+   * {@code ΔR} with other key values join nothing.
+   */
+  private static Side narrowedPrevious(
+      RelBuilder builder, Join join, Side previous, Side other, boolean previousIsLeft) {
+    RelNode input = requireNonNull(previous.previousOf());
+    Side current = narrowed(builder, join, Side.current(input), other, previousIsLeft);
+    return current.rel() == input ? previous : previous(builder, current.rel(), input);
   }
 
   private static boolean inRange(RexInputRef ref, int start, int width) {
@@ -215,6 +237,13 @@ final class ZSetJoins {
    * this union by its first input, which reads no delta relation.
    */
   static Side previous(RelBuilder builder, RelNode input) {
+    return previous(builder, input, input);
+  }
+
+  /**
+   * The previous state of {@code input} from {@code current}, its current state or a part of it.
+   */
+  private static Side previous(RelBuilder builder, RelNode current, RelNode input) {
     int columns = input.getRowType().getFieldCount();
     List<String> names = new ArrayList<>(input.getRowType().getFieldNames());
     names.add(ZSets.WEIGHT_COLUMN);
@@ -222,15 +251,15 @@ final class ZSetJoins {
         builder
             .getRexBuilder()
             .makeExactLiteral(BigDecimal.ONE, ChangeOf.weightType(builder.getTypeFactory()));
-    builder.push(input);
-    List<RexNode> current = new ArrayList<>(builder.fields());
-    current.add(one);
-    builder.project(current, names, true);
+    builder.push(current);
+    List<RexNode> currentRows = new ArrayList<>(builder.fields());
+    currentRows.add(one);
+    builder.project(currentRows, names, true);
     builder.push(ChangeOf.create(input));
     List<RexNode> undone = new ArrayList<>(builder.fields().subList(0, columns));
     undone.add(builder.call(SqlStdOperatorTable.UNARY_MINUS, builder.field(columns)));
     builder.project(undone, names, true);
-    return new Side(builder.union(true).build(), true);
+    return new Side(builder.union(true).build(), true, input);
   }
 
   /**
