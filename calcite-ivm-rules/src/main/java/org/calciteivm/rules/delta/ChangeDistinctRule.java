@@ -28,10 +28,11 @@ import org.immutables.value.Value;
  * and {@code c'(t)} the number of copies of {@code t} in the current state {@code R'}: a tuple is
  * in {@code D} exactly when its count is positive, its count before the change was {@code c'(t) -
  * d(t)}, and a tuple {@code ΔR} does not touch keeps its count. Tuples are compared with {@code IS
- * NOT DISTINCT FROM}, as {@code DISTINCT} groups NULLs together. The rows of weight 0 (a tuple that
- * was and stays present, or absent) are dropped. No state is kept: the count reads {@code R'}
- * joined with the touched tuples. A view's own {@code DISTINCT} is not maintained this way but by
- * the counts it stores ({@link ChangeAggregateTransposeRule}).
+ * NOT DISTINCT FROM}, as {@code DISTINCT} groups NULLs together (with {@code =} on columns that
+ * cannot be NULL). The rows of weight 0 (a tuple that was and stays present, or absent) are
+ * dropped. No state is kept: the count reads {@code R'} joined with the touched tuples. A view's
+ * own {@code DISTINCT} is not maintained this way but by the counts it stores ({@link
+ * ChangeAggregateTransposeRule}).
  */
 @Value.Enclosing
 public class ChangeDistinctRule extends RelRule<ChangeDistinctRule.Config>
@@ -70,9 +71,12 @@ public class ChangeDistinctRule extends RelRule<ChangeDistinctRule.Config>
     builder.push(touched).project(builder.fields().subList(0, width));
     List<RexNode> sameTuple = new ArrayList<>();
     for (int i = 0; i < width; i++) {
+      // = where the column has no NULL: DuckDB then pushes the touched values' range into the
+      // scan of the input, skipping row groups by their zone maps
+      boolean nullable = builder.field(2, 0, i).getType().isNullable();
       sameTuple.add(
           builder.call(
-              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
+              nullable ? SqlStdOperatorTable.IS_NOT_DISTINCT_FROM : SqlStdOperatorTable.EQUALS,
               builder.field(2, 0, i),
               builder.field(2, 1, i)));
     }
