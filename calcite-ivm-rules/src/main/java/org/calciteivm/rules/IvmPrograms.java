@@ -33,8 +33,8 @@ public final class IvmPrograms {
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
    * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
-   * the rows it needs; a {@code UNION} becomes a {@code DISTINCT} over a {@code UNION ALL}, which
-   * are maintained.
+   * the rows it needs; a {@code UNION} becomes a {@code DISTINCT} over a {@code UNION ALL}, and
+   * {@code INTERSECT} and {@code EXCEPT} joins of {@code DISTINCT}s, which are maintained.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -43,7 +43,8 @@ public final class IvmPrograms {
             ImmutableList.of(
                 withoutSimplification(CoreRules.FILTER_INTO_JOIN),
                 withoutSimplification(CoreRules.JOIN_CONDITION_PUSH),
-                withoutSimplification(CoreRules.UNION_TO_DISTINCT)))
+                withoutSimplification(CoreRules.UNION_TO_DISTINCT),
+                IvmRules.DISTINCT_SET_OP_TO_JOIN))
         .build();
   }
 

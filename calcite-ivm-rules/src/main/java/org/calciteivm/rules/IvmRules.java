@@ -10,6 +10,7 @@ import org.calciteivm.rules.delta.ChangeOuterJoinRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
+import org.calciteivm.rules.normalize.DistinctSetOpToJoinRule;
 
 /**
  * Every calcite-ivm rule, one constant each (Calcite's {@code CoreRules} idiom).
@@ -20,6 +21,14 @@ import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
  */
 public final class IvmRules {
   private IvmRules() {}
+
+  /**
+   * {@code A INTERSECT B = π_A(δA ⋈_≡ δB)} and {@code A EXCEPT B = π_A(σ_{m IS NULL}(δA ⟕_≡ π_{B,
+   * TRUE AS m}(δB)))}: set operations as joins of {@code DISTINCT}s (a normalization, not a delta
+   * rule).
+   */
+  public static final DistinctSetOpToJoinRule DISTINCT_SET_OP_TO_JOIN =
+      DistinctSetOpToJoinRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(σ_p R) = σ_p(ΔR)}. */
   public static final ChangeFilterTransposeRule CHANGE_FILTER_TRANSPOSE =

@@ -247,7 +247,8 @@ class RefusalMessagesTest {
         .contains("an aggregate or DISTINCT below UNION ALL is");
     assertThat(refusal("SELECT id FROM ev INTERSECT ALL SELECT x FROM ev"))
         .contains("INTERSECT ALL is");
-    assertThat(refusal("SELECT id FROM ev INTERSECT SELECT x FROM ev")).contains(": INTERSECT is");
+    assertThat(refusal("SELECT id FROM ev EXCEPT ALL SELECT x FROM ev INTERSECT SELECT id FROM ev"))
+        .contains("EXCEPT ALL is");
     assertThat(refusal("SELECT id FROM ev EXCEPT ALL SELECT x FROM ev")).contains("EXCEPT ALL is");
     assertThat(refusal("SELECT id FROM ev LIMIT 1")).contains("LIMIT/OFFSET");
     assertThat(refusal("SELECT 1 AS one")).contains("VALUES");

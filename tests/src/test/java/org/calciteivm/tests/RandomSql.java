@@ -144,7 +144,8 @@ final class RandomSql {
 
   /**
    * A view query: {@code SELECT *} or a list of columns and expressions, usually filtered;
-   * sometimes a {@code UNION ALL} or {@code UNION} of two such selects of the same columns.
+   * sometimes a {@code UNION ALL}, {@code UNION}, {@code INTERSECT} or {@code EXCEPT} of two such
+   * selects of the same columns.
    */
   String viewQuery() {
     List<String> items = new ArrayList<>();
@@ -174,11 +175,11 @@ final class RandomSql {
     }
     String where = random.nextInt(5) == 0 ? "" : " WHERE " + predicate(1 + random.nextInt(3));
     String query = "SELECT " + String.join(", ", items) + " FROM " + table + where;
-    // sometimes the same columns of other rows added: UNION ALL, or UNION (distinct rows)
-    int union = random.nextInt(10);
-    if (union < 2) {
+    // sometimes the same columns of other rows: UNION ALL, UNION, INTERSECT or EXCEPT
+    int union = random.nextInt(12);
+    if (union < 4) {
       query +=
-          (union == 0 ? " UNION ALL " : " UNION ")
+          List.of(" UNION ALL ", " UNION ", " INTERSECT ", " EXCEPT ").get(union)
               + "SELECT "
               + String.join(", ", items)
               + " FROM "
