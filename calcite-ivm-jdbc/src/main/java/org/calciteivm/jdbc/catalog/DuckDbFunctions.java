@@ -108,6 +108,11 @@ public final class DuckDbFunctions implements SqlOperatorTable {
     };
   }
 
+  /** Whether {@code name} is one of DuckDB's aggregate functions. */
+  public boolean isAggregate(String name) {
+    return functions.get(name.toLowerCase(Locale.ROOT)) instanceof SqlAggFunction;
+  }
+
   @Override
   public void lookupOperatorOverloads(
       SqlIdentifier opName,

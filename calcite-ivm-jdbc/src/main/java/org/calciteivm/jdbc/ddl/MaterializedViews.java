@@ -23,12 +23,14 @@ import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.GroupByAll;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
@@ -97,12 +99,21 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
+              // DuckDB's GROUP BY ALL, written out: the catalog keeps the query every step reads
+              String query =
+                  GroupByAll.expand(statement.query(), () -> DuckDbFunctions.read(duckDb));
+              String inPlace =
+                  statement
+                          .queryInPlace()
+                          .substring(
+                              0, statement.queryInPlace().length() - statement.query().length())
+                      + query;
               return connection.atomically(
                   () ->
                       createInTransaction(
                           database,
                           duckDb,
-                          new Definition(name, statement.query(), statement.queryInPlace(), null),
+                          new Definition(name, query, inPlace, null),
                           connection.settings(),
                           replanned));
             });
