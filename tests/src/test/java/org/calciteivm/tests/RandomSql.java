@@ -173,8 +173,18 @@ final class RandomSql {
         }
       }
     }
+    // sometimes window functions, whose partitions a change touches are recomputed
+    boolean windows = random.nextInt(6) == 0;
+    if (windows) {
+      for (int n = 1 + random.nextInt(2); n > 0; n--) {
+        items.add(window() + " AS " + alias());
+      }
+    }
     String where = random.nextInt(5) == 0 ? "" : " WHERE " + predicate(1 + random.nextInt(3));
     String query = "SELECT " + String.join(", ", items) + " FROM " + table + where;
+    if (windows) {
+      return query;
+    }
     // sometimes the same columns of other rows: UNION ALL, UNION, INTERSECT or EXCEPT
     int union = random.nextInt(12);
     if (union < 4) {
@@ -188,6 +198,24 @@ final class RandomSql {
               + predicate(1 + random.nextInt(2));
     }
     return query;
+  }
+
+  /**
+   * A window function whose value depends only on the rows of its partition (ties ordered or not),
+   * partitioned by a column the view may or may not select.
+   */
+  private String window() {
+    String partition = random.nextInt(5) == 0 ? "" : "PARTITION BY " + pick(columns).name();
+    String order = pick(columns).name();
+    return switch (random.nextInt(7)) {
+      case 0 -> "RANK() OVER (" + partition + " ORDER BY " + order + ")";
+      case 1 -> "DENSE_RANK() OVER (" + partition + " ORDER BY " + order + " DESC)";
+      case 2 -> "COUNT(*) OVER (" + partition + ")";
+      case 3 -> "MIN(" + order + ") OVER (" + partition + ")";
+      case 4 -> "MAX(" + order + ") OVER (" + partition + ")";
+      case 5 -> "SUM(i0) OVER (" + partition + " ORDER BY " + order + ")";
+      default -> "CUME_DIST() OVER (" + partition + " ORDER BY " + order + ")";
+    };
   }
 
   /** A boolean expression over the table's columns. */

@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -33,15 +34,20 @@ import org.apache.calcite.rel.core.Union;
 import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.core.Window;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexFieldCollation;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
@@ -86,6 +92,9 @@ public final class ViewAnalyzer {
   /** Whether the view has an outer join, which an insert into its null-generating input changes. */
   private boolean outerJoin;
 
+  /** The projection with the view's window functions, at its top; null if it has none. */
+  private @Nullable Project windowProject;
+
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
@@ -102,14 +111,33 @@ public final class ViewAnalyzer {
    *     filters, joins, unions and scans
    * @param monotone whether a change of inserts only can only add rows to the view (and only grow
    *     an aggregate's groups): true unless the view has an outer join, whose padded rows an insert
-   *     into the other input removes
+   *     into the other input removes, or window functions
+   * @param windows the view's window functions and the partitions a refresh recomputes, or null for
+   *     a view without
    */
   public record Analysis(
       ImmutableList<List<String>> baseTables,
       ImmutableMap<List<String>, ImmutableSet<String>> usedColumns,
       MergeStrategy strategy,
       @Nullable Aggregate aggregate,
-      boolean monotone) {}
+      boolean monotone,
+      @Nullable WindowPartitions windows) {}
+
+  /**
+   * The window functions of a view, all in one projection {@code window} near its top (only
+   * projections and filters above it), and the partitions of their input a refresh recomputes: a
+   * change to a row of the input changes the window values of its partition only, so a refresh
+   * recomputes the rows of the partitions the input's change touches and replaces the view's rows
+   * of those partitions.
+   *
+   * @param window the projection that computes the window functions
+   * @param inputKeys the columns of {@code window}'s input that every window function partitions by
+   *     and that the view outputs as they are; empty if there is none, and then a refresh
+   *     recomputes the whole view
+   * @param viewKeys for each of {@code inputKeys}, the view's output column that holds it
+   */
+  public record WindowPartitions(
+      Project window, ImmutableList<Integer> inputKeys, ImmutableList<Integer> viewKeys) {}
 
   /**
    * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
@@ -118,6 +146,7 @@ public final class ViewAnalyzer {
    */
   public static Analysis analyze(String viewName, RelNode view) throws UnsupportedViewException {
     ViewAnalyzer analyzer = new ViewAnalyzer(viewName);
+    analyzer.windowProject = windowProject(view);
     analyzer.visit(view);
     if (analyzer.baseTables.isEmpty()) {
       throw UnsupportedViewException.notYet(viewName, "a query without a base table");
@@ -137,7 +166,8 @@ public final class ViewAnalyzer {
         UsedColumns.of(view),
         strategy,
         aggregate,
-        !analyzer.outerJoin);
+        !analyzer.outerJoin && analyzer.windowProject == null,
+        analyzer.windowProject == null ? null : partitions(view, analyzer.windowProject));
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
@@ -154,6 +184,10 @@ public final class ViewAnalyzer {
       joins++;
     } else if (rel instanceof Filter filter) {
       checkExpression(filter.getCondition(), filter.getInput().getRowType().getFieldNames());
+    } else if (rel instanceof Project project && project == windowProject) {
+      for (RexNode e : project.getProjects()) {
+        checkWindowExpression(e, project);
+      }
     } else if (rel instanceof Project project) {
       for (RexNode e : project.getProjects()) {
         checkExpression(e, project.getInput().getRowType().getFieldNames());
@@ -170,6 +204,11 @@ public final class ViewAnalyzer {
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
           viewName, AGGREGATE_BELOW_JOIN, "aggregate after joining instead");
+    } else if (rel instanceof Aggregate && windowProject != null) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "a window function over an aggregate or DISTINCT",
+          "make the aggregate a materialized view and the window a view over it");
     } else if (rel instanceof Aggregate found && aggregate == null) {
       checkAggregate(found);
       aggregate = found;
@@ -187,6 +226,195 @@ public final class ViewAnalyzer {
     if (rel instanceof Union) {
       unions--;
     }
+  }
+
+  /**
+   * The projection with window functions that has only projections and filters above it, or null:
+   * window functions anywhere else are refused where their expression is checked.
+   */
+  private static @Nullable Project windowProject(RelNode view) {
+    RelNode node = view;
+    while (node instanceof Filter || node instanceof Project project && !hasWindow(project)) {
+      node = node.getInput(0);
+    }
+    return node instanceof Project project && hasWindow(project) ? project : null;
+  }
+
+  private static boolean hasWindow(Project project) {
+    return project.getProjects().stream().anyMatch(RexOver::containsOver);
+  }
+
+  /**
+   * The partitions of {@code window}'s input that a refresh of {@code view} recomputes: the input
+   * columns every window function partitions by, where the view outputs them as they are.
+   */
+  private static WindowPartitions partitions(RelNode view, Project window) {
+    Set<Integer> common = null;
+    for (RexNode e : window.getProjects()) {
+      for (RexOver over : overs(e)) {
+        Set<Integer> keys = new LinkedHashSet<>();
+        for (RexNode key : over.getWindow().partitionKeys) {
+          if (key instanceof RexInputRef ref) {
+            keys.add(ref.getIndex());
+          }
+        }
+        if (common == null) {
+          common = keys;
+        } else {
+          common.retainAll(keys);
+        }
+      }
+    }
+    ImmutableList.Builder<Integer> inputKeys = ImmutableList.builder();
+    ImmutableList.Builder<Integer> viewKeys = ImmutableList.builder();
+    for (int key : common == null ? Set.<Integer>of() : common) {
+      for (int c = 0; c < window.getProjects().size(); c++) {
+        if (window.getProjects().get(c) instanceof RexInputRef ref && ref.getIndex() == key) {
+          int column = viewColumn(view, window, c);
+          if (column >= 0) {
+            inputKeys.add(key);
+            viewKeys.add(column);
+            break;
+          }
+        }
+      }
+    }
+    return new WindowPartitions(window, inputKeys.build(), viewKeys.build());
+  }
+
+  /** The output column of {@code rel} that is column {@code column} of {@code window}, or -1. */
+  private static int viewColumn(RelNode rel, Project window, int column) {
+    if (rel == window) {
+      return column;
+    }
+    int below = viewColumn(rel.getInput(0), window, column);
+    if (below < 0 || rel instanceof Filter) {
+      return below;
+    }
+    List<RexNode> projects = ((Project) rel).getProjects();
+    for (int i = 0; i < projects.size(); i++) {
+      if (projects.get(i) instanceof RexInputRef ref && ref.getIndex() == below) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static List<RexOver> overs(RexNode expression) {
+    List<RexOver> found = new ArrayList<>();
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitOver(RexOver over) {
+            found.add(over);
+            return super.visitOver(over);
+          }
+        });
+    return found;
+  }
+
+  /** Window functions whose value depends on how rows that tie in {@code ORDER BY} are ordered. */
+  private static final Set<SqlKind> ORDER_OF_TIES =
+      Set.of(
+          SqlKind.ROW_NUMBER,
+          SqlKind.NTILE,
+          SqlKind.LAG,
+          SqlKind.LEAD,
+          SqlKind.FIRST_VALUE,
+          SqlKind.LAST_VALUE,
+          SqlKind.NTH_VALUE);
+
+  /**
+   * Checks an expression of the window projection: each window function must have a value that
+   * depends only on the rows of its partition, not on how rows that tie in its {@code ORDER BY} are
+   * ordered (unless its partition and order columns hold a key of the input, so nothing ties); its
+   * arguments and the rest of the expression are checked as any expression.
+   */
+  private void checkWindowExpression(RexNode expression, Project window)
+      throws UnsupportedViewException {
+    List<String> input = window.getInput().getRowType().getFieldNames();
+    if (exactQuotientOfWindows(expression)) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers",
+          "Calcite computes it as a quotient of exact sums where DuckDB divides in DOUBLE;"
+              + " cast the argument: AVG(CAST(x AS DOUBLE)) OVER (...)");
+    }
+    for (RexOver over : overs(expression)) {
+      String name = "window function " + aggregateName(over.getAggOperator()) + "(...) OVER (...)";
+      boolean tieSensitive =
+          ORDER_OF_TIES.contains(over.getAggOperator().getKind())
+              || over.getWindow().isRows() && !over.getWindow().orderKeys.isEmpty();
+      if (tieSensitive && !orderedByKey(over, window)) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            name + " whose ORDER BY can tie",
+            "its value depends on how DuckDB orders rows that tie; order by columns that"
+                + " include a declared primary key of the input, or use RANK or DENSE_RANK");
+      }
+      for (RexNode operand : over.getOperands()) {
+        checkExpression(operand, input);
+      }
+      for (RexNode key : over.getWindow().partitionKeys) {
+        checkExpression(key, input);
+      }
+      for (RexFieldCollation key : over.getWindow().orderKeys) {
+        checkExpression(key.left, input);
+      }
+    }
+    // the rest of the expression, each window function standing as a NULL of its type
+    RexBuilder rex = window.getCluster().getRexBuilder();
+    checkExpression(
+        expression.accept(
+            new RexShuttle() {
+              @Override
+              public RexNode visitOver(RexOver over) {
+                return rex.makeNullLiteral(over.getType());
+              }
+            }),
+        input);
+  }
+
+  /**
+   * Whether {@code expression} divides window functions in exact arithmetic: Calcite's expansion of
+   * {@code AVG}, {@code STDDEV} and {@code VARIANCE} over a window of exact numbers, whose value
+   * (an exact quotient, cast) differs from DuckDB's.
+   */
+  private static boolean exactQuotientOfWindows(RexNode expression) {
+    boolean[] found = {false};
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitCall(RexCall call) {
+            if (call.getKind() == SqlKind.DIVIDE
+                && RexOver.containsOver(call)
+                && !SqlTypeUtil.isApproximateNumeric(call.getType())) {
+              found[0] = true;
+            }
+            return super.visitCall(call);
+          }
+        });
+    return found[0];
+  }
+
+  /** Whether the partition and order columns of {@code over} hold a key of the window's input. */
+  private static boolean orderedByKey(RexOver over, Project window) {
+    List<Integer> key = RowKeys.of(window.getInput());
+    if (key.isEmpty()) {
+      return false;
+    }
+    Set<Integer> columns = new HashSet<>();
+    for (RexNode e : over.getWindow().partitionKeys) {
+      if (e instanceof RexInputRef ref) {
+        columns.add(ref.getIndex());
+      }
+    }
+    for (RexFieldCollation e : over.getWindow().orderKeys) {
+      if (e.left instanceof RexInputRef ref) {
+        columns.add(ref.getIndex());
+      }
+    }
+    return columns.containsAll(key);
   }
 
   /** Whether {@code aggregate} is a {@code DISTINCT}: grouped, without aggregate calls. */

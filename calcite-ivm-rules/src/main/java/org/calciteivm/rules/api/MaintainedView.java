@@ -28,6 +28,7 @@ import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.merge.BagMerge;
 import org.calciteivm.rules.merge.GroupMerge;
+import org.calciteivm.rules.merge.WindowMerge;
 import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -109,8 +110,14 @@ public final class MaintainedView {
             table -> change.changedTables().contains(table.getQualifiedName()),
             table -> change.insertOnlyTables().contains(table.getQualifiedName()));
     Aggregate aggregate = analysis.aggregate();
-    DeltaDerivation derivation =
-        DeltaDerivation.of(aggregate == null ? plan : aggregate, change.joins(), context);
+    ViewAnalyzer.WindowPartitions windows = analysis.windows();
+    // an aggregate view derives the change of its state; a view with window functions the change
+    // of its window's input, whose partition keys say what to recompute
+    RelNode root =
+        aggregate != null
+            ? aggregate
+            : windows != null ? WindowMerge.touchedPartitions(windows) : plan;
+    DeltaDerivation derivation = DeltaDerivation.of(root, change.joins(), context);
     RelNode delta = derivation.plan();
     RelNode consolidated =
         aggregate == null
@@ -149,6 +156,19 @@ public final class MaintainedView {
       DeltaProgram delta, StoredView stored) {
     Aggregate aggregate = analysis.aggregate();
     String deltaTable = IvmNames.quote(stored.deltaTable());
+    ViewAnalyzer.WindowPartitions windows = analysis.windows();
+    if (windows != null) {
+      return ImmutableMap.of(
+          MergeStrategy.BAG_COUNTED,
+          WindowMerge.statements(
+              plan,
+              windows,
+              delta.plan(),
+              stored.table(),
+              stored.columns(),
+              stored.deltaTable(),
+              RowKeys.of(plan)));
+    }
     if (aggregate == null) {
       RelBuilder builder = IvmRelBuilders.create(delta.plan().getCluster());
       RelNode named = withDeltaColumnNames(builder, delta.plan());

@@ -5,12 +5,16 @@ import static java.util.Objects.requireNonNull;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.CalciteConnectionConfig;
 import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.config.NullCollation;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
 import org.apache.calcite.plan.Contexts;
@@ -35,6 +39,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.parser.SqlParseException;
@@ -189,7 +194,9 @@ public final class ViewSqlPlanner {
             config
                 .getSqlValidatorConfig()
                 .withConformance(config.getParserConfig().conformance())
-                .withIdentifierExpansion(true));
+                .withIdentifierExpansion(true)
+                // DuckDB sorts NULLs last in both directions (a window's ORDER BY x DESC)
+                .withDefaultNullCollation(NullCollation.LAST));
     SqlNode validated = validator.validate(parsed);
     SqlCall window = firstWindowFunction(validated);
     if (window != null) {
@@ -307,14 +314,24 @@ public final class ViewSqlPlanner {
     return RelOptUtil.toString(rel);
   }
 
-  /** The first {@code f(...) OVER ...} in {@code query}, or null. */
+  /**
+   * The first {@code f(...) OVER ...} in {@code query} other than an item of a select list (which
+   * the analysis takes: window functions of the view's rows, at its top, are maintained by
+   * recomputing the partitions a change touches), or null.
+   */
   private static @Nullable SqlCall firstWindowFunction(SqlNode query) {
     List<SqlCall> found = new ArrayList<>();
+    Set<SqlNode> items = Collections.newSetFromMap(new IdentityHashMap<>());
     query.accept(
         new SqlBasicVisitor<Void>() {
           @Override
           public Void visit(SqlCall call) {
-            if (!found.isEmpty()) {
+            if (call instanceof SqlSelect select) {
+              for (SqlNode item : select.getSelectList()) {
+                items.add(item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item);
+              }
+            }
+            if (!found.isEmpty() || items.contains(call)) {
               return null;
             }
             if (call.getKind() == SqlKind.OVER) {

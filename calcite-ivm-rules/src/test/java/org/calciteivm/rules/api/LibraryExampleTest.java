@@ -142,7 +142,8 @@ class LibraryExampleTest {
     assertThatThrownBy(
             () ->
                 IvmCompiler.over(schema())
-                    .compile("ranked", "SELECT id, rank() OVER (ORDER BY amount) FROM orders"))
+                    .compile(
+                        "ranked", "SELECT id, row_number() OVER (ORDER BY amount) FROM orders"))
         .isInstanceOf(UnsupportedViewException.class)
         .hasMessageContaining("ranked");
   }
