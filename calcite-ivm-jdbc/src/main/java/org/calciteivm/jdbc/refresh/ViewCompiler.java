@@ -172,15 +172,22 @@ public final class ViewCompiler {
       // DuckDB names and types the columns exactly as for the query itself
       return List.of(
           "CREATE TABLE " + view.dataTable() + " AS " + query,
-          "CREATE VIEW " + view.userView() + " AS SELECT * FROM " + view.dataTable());
+          "CREATE VIEW "
+              + view.userView()
+              + " AS SELECT * FROM "
+              + view.dataTable()
+              + maintained.orderBySql());
     }
     AggregateState state = AggregateState.of(aggregate);
+    String read = readSql("SELECT * FROM " + view.dataTable(), aggregate, state);
     return List.of(
         "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
         "CREATE VIEW "
             + view.userView()
             + " AS "
-            + readSql("SELECT * FROM " + view.dataTable(), aggregate, state));
+            + (maintained.order().getFieldCollations().isEmpty()
+                ? read
+                : "SELECT * FROM (" + read + ") AS v" + maintained.orderBySql()));
   }
 
   /**

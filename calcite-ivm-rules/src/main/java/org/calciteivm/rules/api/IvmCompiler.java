@@ -1,7 +1,10 @@
 package org.calciteivm.rules.api;
 
 import java.sql.SQLException;
+import org.apache.calcite.rel.RelCollation;
+import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlOperatorTable;
@@ -66,7 +69,14 @@ public final class IvmCompiler {
    * @throws UnsupportedViewException if the view cannot be maintained
    */
   public static MaintainedView compile(String name, RelNode view) throws UnsupportedViewException {
-    RelNode normalized = IvmPrograms.normalize(view);
-    return new MaintainedView(name, normalized, ViewAnalyzer.analyze(name, normalized));
+    // an ORDER BY without LIMIT on top orders the rows when the view is read: the view is a bag
+    RelCollation order = RelCollations.EMPTY;
+    RelNode rows = view;
+    if (view instanceof Sort sort && sort.fetch == null && sort.offset == null) {
+      order = sort.getCollation();
+      rows = sort.getInput();
+    }
+    RelNode normalized = IvmPrograms.normalize(rows);
+    return new MaintainedView(name, normalized, ViewAnalyzer.analyze(name, normalized), order);
   }
 }

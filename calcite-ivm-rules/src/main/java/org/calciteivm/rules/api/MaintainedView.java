@@ -5,6 +5,8 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.calcite.rel.RelCollation;
+import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.JoinRelType;
@@ -49,11 +51,42 @@ public final class MaintainedView {
   private final String name;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
+  private final RelCollation order;
 
-  MaintainedView(String name, RelNode plan, ViewAnalyzer.Analysis analysis) {
+  MaintainedView(String name, RelNode plan, ViewAnalyzer.Analysis analysis, RelCollation order) {
     this.name = name;
     this.plan = plan;
     this.analysis = analysis;
+    this.order = order;
+  }
+
+  /**
+   * The view's {@code ORDER BY} (without {@code LIMIT}), on its output columns: not part of what is
+   * maintained (a view is a bag), but the order in which its rows are read; empty if none.
+   */
+  public RelCollation order() {
+    return order;
+  }
+
+  /**
+   * The {@code ORDER BY} clause that reads the view's rows in {@link #order()}, by column position
+   * with explicit directions and NULL orders (DuckDB SQL, with a leading space), or the empty
+   * string.
+   */
+  public String orderBySql() {
+    if (order.getFieldCollations().isEmpty()) {
+      return "";
+    }
+    List<String> keys = new ArrayList<>();
+    for (RelFieldCollation key : order.getFieldCollations()) {
+      keys.add(
+          (key.getFieldIndex() + 1)
+              + (key.getDirection().isDescending() ? " DESC" : " ASC")
+              + (key.nullDirection == RelFieldCollation.NullDirection.FIRST
+                  ? " NULLS FIRST"
+                  : " NULLS LAST"));
+    }
+    return " ORDER BY " + String.join(", ", keys);
   }
 
   /** The view's name. */

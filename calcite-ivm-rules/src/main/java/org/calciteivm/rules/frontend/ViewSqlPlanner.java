@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
@@ -26,8 +27,11 @@ import org.apache.calcite.plan.volcano.VolcanoPlanner;
 import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.rel.RelCollationTraitDef;
 import org.apache.calcite.rel.RelCollations;
+import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
+import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.metadata.JaninoRelMetadataProvider;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.metadata.RelMetadataQueryBase;
@@ -228,11 +232,27 @@ public final class ViewSqlPlanner {
             RelDecorrelator.decorrelateQuery(
                 root.rel,
                 config.getSqlToRelConverterConfig().getRelBuilderFactory().create(cluster, null)));
-    if (!root.collation.equals(RelCollations.EMPTY)) {
-      throw UnsupportedViewException.notYet(
-          viewName, "ORDER BY", "a materialized view is a bag; order rows when you query it");
+    if (root.collation.equals(RelCollations.EMPTY)) {
+      return InLists.restore(root.project(true));
     }
-    return InLists.restore(root.project(true));
+    // ORDER BY without LIMIT: the order in which the view's rows are read, a Sort on top
+    if (!(root.rel instanceof Sort sort) || sort.fetch != null || sort.offset != null) {
+      return InLists.restore(root.project(true)); // LIMIT/OFFSET: the analysis names it
+    }
+    List<Integer> outputs = root.fields.stream().map(Map.Entry::getKey).toList();
+    List<RelFieldCollation> order = new ArrayList<>();
+    for (RelFieldCollation key : root.collation.getFieldCollations()) {
+      int column = outputs.indexOf(key.getFieldIndex());
+      if (column < 0) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            "ORDER BY an expression the view does not select",
+            "select it, or order rows when you query the view");
+      }
+      order.add(key.withFieldIndex(column));
+    }
+    RelNode rows = InLists.restore(root.withRel(sort.getInput()).project(true));
+    return LogicalSort.create(rows, RelCollations.of(order), null, null);
   }
 
   /** Views of the schema are tables to calcite-ivm: there is nothing to expand. */
