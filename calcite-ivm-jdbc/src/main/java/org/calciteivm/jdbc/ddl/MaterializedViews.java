@@ -30,6 +30,7 @@ import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.FromFirst;
 import org.calciteivm.jdbc.refresh.GroupByAll;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
@@ -99,9 +100,11 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              // DuckDB's GROUP BY ALL, written out: the catalog keeps the query every step reads
+              // DuckDB's FROM-first order and GROUP BY ALL, written out: the catalog keeps the
+              // query every step reads
               String query =
-                  GroupByAll.expand(statement.query(), () -> DuckDbFunctions.read(duckDb));
+                  GroupByAll.expand(
+                      FromFirst.rewrite(statement.query()), () -> DuckDbFunctions.read(duckDb));
               String inPlace =
                   statement
                           .queryInPlace()
