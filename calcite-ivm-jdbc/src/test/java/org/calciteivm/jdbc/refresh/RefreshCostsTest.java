@@ -76,9 +76,10 @@ class RefreshCostsTest {
   void recomputesOnceToMeasureWhenOnlyCreationsPopulationIsKnown() {
     RefreshCosts costs =
         new RefreshCosts(Map.of(MERGE, new Cost(6000, 200.0), FULL, new Cost(0, 390.0)));
-    // within half of CREATE's population: explore
+    // at a fifth of CREATE's population or more: explore
     assertThat(costs.recomputeCheaper(MERGE, 6000)).isTrue();
-    assertThat(costs.recomputeCheaper(MERGE, 4000)).isFalse();
+    assertThat(costs.recomputeCheaper(MERGE, 4000)).isTrue();
+    assertThat(costs.recomputeCheaper(MERGE, 1000)).isFalse();
     // once a recompute is measured, the ordinary rule decides
     costs.record(FULL, 6000, 110.0);
     assertThat(costs.recomputeCheaper(MERGE, 6000)).isTrue();
