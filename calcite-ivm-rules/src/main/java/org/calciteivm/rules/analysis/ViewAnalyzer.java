@@ -51,6 +51,7 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
+import org.calciteivm.rules.delta.ChangeDistinctRule;
 import org.calciteivm.rules.delta.OuterJoinCondition;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -199,7 +200,9 @@ public final class ViewAnalyzer {
           viewName,
           "an aggregate or DISTINCT below UNION ALL",
           "aggregate after the union instead, or make each branch a materialized view");
-    } else if (rel instanceof Aggregate distinct && joins > 0 && distinctRows(distinct)) {
+    } else if (rel instanceof Aggregate distinct
+        && joins > 0
+        && ChangeDistinctRule.isDistinct(distinct)) {
       // a set of rows, whose change the rules derive from its input's (ChangeDistinctRule)
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
@@ -415,13 +418,6 @@ public final class ViewAnalyzer {
       }
     }
     return columns.containsAll(key);
-  }
-
-  /** Whether {@code aggregate} is a {@code DISTINCT}: grouped, without aggregate calls. */
-  private static boolean distinctRows(Aggregate aggregate) {
-    return aggregate.getAggCallList().isEmpty()
-        && aggregate.getGroupType() == Aggregate.Group.SIMPLE
-        && !aggregate.getGroupSet().isEmpty();
   }
 
   private static boolean maintainedJoin(JoinRelType type) {

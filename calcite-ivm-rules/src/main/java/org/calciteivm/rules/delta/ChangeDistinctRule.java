@@ -107,6 +107,15 @@ public class ChangeDistinctRule extends RelRule<ChangeDistinctRule.Config>
     call.transformTo(builder.build());
   }
 
+  /**
+   * Whether {@code aggregate} is a {@code DISTINCT}: grouped by some columns, no aggregate call.
+   */
+  public static boolean isDistinct(Aggregate aggregate) {
+    return aggregate.getAggCallList().isEmpty()
+        && aggregate.getGroupType() == Aggregate.Group.SIMPLE
+        && !aggregate.getGroupSet().isEmpty();
+  }
+
   /** {@code CASE WHEN count > 0 THEN 1 ELSE 0 END}. */
   private static RexNode present(RelBuilder builder, RexNode count, RexNode one, RexNode zero) {
     return builder.call(
@@ -138,11 +147,7 @@ public class ChangeDistinctRule extends RelRule<ChangeDistinctRule.Config>
                         .oneInput(
                             b1 ->
                                 b1.operand(Aggregate.class)
-                                    .predicate(
-                                        a ->
-                                            a.getAggCallList().isEmpty()
-                                                && a.getGroupType() == Aggregate.Group.SIMPLE
-                                                && !a.getGroupSet().isEmpty())
+                                    .predicate(ChangeDistinctRule::isDistinct)
                                     .anyInputs()));
 
     @Override

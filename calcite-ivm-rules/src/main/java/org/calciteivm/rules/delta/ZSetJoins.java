@@ -146,8 +146,7 @@ final class ZSetJoins {
     // the DISTINCT, possibly under a projection of its columns and constants (EXISTS writes one)
     Project project = top instanceof Project p ? p : null;
     if (!((project == null ? top : project.getInput().stripped()) instanceof Aggregate distinct)
-        || !distinct.getAggCallList().isEmpty()
-        || distinct.getGroupType() != Aggregate.Group.SIMPLE) {
+        || !ChangeDistinctRule.isDistinct(distinct)) {
       return current;
     }
     int leftColumns = join.getLeft().getRowType().getFieldCount();
