@@ -31,6 +31,7 @@ import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.merge.BagMerge;
 import org.calciteivm.rules.merge.GroupMerge;
 import org.calciteivm.rules.merge.WindowMerge;
+import org.calciteivm.rules.sql.SemiJoins;
 import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -176,7 +177,8 @@ public final class MaintainedView {
     }
     return UNPARSER.toSql(
         AggregateState.of(aggregate)
-            .stateAggregate(IvmRelBuilders.create(aggregate.getCluster()), aggregate.getInput()));
+            .stateAggregate(
+                IvmRelBuilders.create(aggregate.getCluster()), SemiJoins.of(aggregate.getInput())));
   }
 
   /**
