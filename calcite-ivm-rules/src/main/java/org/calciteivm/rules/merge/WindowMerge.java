@@ -10,8 +10,13 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.ZSets;
@@ -161,7 +166,24 @@ public final class WindowMerge {
     int width = input.getRowType().getFieldCount();
     builder.join(JoinRelType.INNER, same);
     builder.project(builder.fields().subList(0, width), input.getRowType().getFieldNames(), true);
-    return replaced(view, window, window.copy(window.getTraitSet(), List.of(builder.build())));
+    RelNode rows = builder.build();
+    // Calcite casts a windowed SUM to its argument's type; DuckDB sums integers as HUGEINT, so the
+    // cast would overflow where the user's query does not
+    RexShuttle uncast =
+        new RexShuttle() {
+          @Override
+          public RexNode visitCall(RexCall call) {
+            if (call.getKind() == SqlKind.CAST
+                && call.getOperands().get(0) instanceof RexOver over
+                && SqlTypeUtil.isExactNumeric(call.getType())) {
+              return over;
+            }
+            return super.visitCall(call);
+          }
+        };
+    List<RexNode> projects = window.getProjects().stream().map(e -> e.accept(uncast)).toList();
+    return replaced(
+        view, window, window.copy(window.getTraitSet(), rows, projects, window.getRowType()));
   }
 
   /** {@code rel} with {@code target} (a node of its single-input spine) replaced. */
