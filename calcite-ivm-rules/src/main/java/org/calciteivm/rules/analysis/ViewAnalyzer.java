@@ -4,50 +4,29 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
-import org.apache.calcite.rel.core.Collect;
-import org.apache.calcite.rel.core.Correlate;
 import org.apache.calcite.rel.core.Filter;
-import org.apache.calcite.rel.core.Intersect;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
-import org.apache.calcite.rel.core.Match;
-import org.apache.calcite.rel.core.Minus;
 import org.apache.calcite.rel.core.Project;
-import org.apache.calcite.rel.core.RepeatUnion;
-import org.apache.calcite.rel.core.Sample;
-import org.apache.calcite.rel.core.Snapshot;
-import org.apache.calcite.rel.core.Sort;
-import org.apache.calcite.rel.core.Spool;
-import org.apache.calcite.rel.core.TableFunctionScan;
-import org.apache.calcite.rel.core.TableModify;
 import org.apache.calcite.rel.core.TableScan;
-import org.apache.calcite.rel.core.Uncollect;
 import org.apache.calcite.rel.core.Union;
-import org.apache.calcite.rel.core.Values;
-import org.apache.calcite.rel.core.Window;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexFieldCollation;
-import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
-import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSyntax;
-import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
@@ -125,29 +104,13 @@ public final class ViewAnalyzer {
       @Nullable WindowPartitions windows) {}
 
   /**
-   * The window functions of a view, all in one projection {@code window} near its top (only
-   * projections and filters above it), and the partitions of their input a refresh recomputes: a
-   * change to a row of the input changes the window values of its partition only, so a refresh
-   * recomputes the rows of the partitions the input's change touches and replaces the view's rows
-   * of those partitions.
-   *
-   * @param window the projection that computes the window functions
-   * @param inputKeys the columns of {@code window}'s input that every window function partitions by
-   *     and that the view outputs as they are; empty if there is none, and then a refresh
-   *     recomputes the whole view
-   * @param viewKeys for each of {@code inputKeys}, the view's output column that holds it
-   */
-  public record WindowPartitions(
-      Project window, ImmutableList<Integer> inputKeys, ImmutableList<Integer> viewKeys) {}
-
-  /**
    * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
    *
    * @throws UnsupportedViewException naming the first construct that cannot be maintained
    */
   public static Analysis analyze(String viewName, RelNode view) throws UnsupportedViewException {
     ViewAnalyzer analyzer = new ViewAnalyzer(viewName);
-    analyzer.windowProject = windowProject(view);
+    analyzer.windowProject = WindowPartitions.find(view);
     analyzer.visit(view);
     if (analyzer.baseTables.isEmpty()) {
       throw UnsupportedViewException.notYet(viewName, "a query without a base table");
@@ -168,7 +131,7 @@ public final class ViewAnalyzer {
         strategy,
         aggregate,
         !analyzer.outerJoin && analyzer.windowProject == null,
-        analyzer.windowProject == null ? null : partitions(view, analyzer.windowProject));
+        analyzer.windowProject == null ? null : WindowPartitions.of(view, analyzer.windowProject));
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
@@ -218,7 +181,7 @@ public final class ViewAnalyzer {
     } else if (rel instanceof Aggregate) {
       throw UnsupportedViewException.notYet(viewName, AGGREGATE_OVER_AGGREGATE);
     } else {
-      throw UnsupportedViewException.notYet(viewName, describe(rel));
+      throw UnsupportedViewException.notYet(viewName, ConstructNames.describe(rel));
     }
     for (RelNode input : rel.getInputs()) {
       visit(input);
@@ -232,102 +195,6 @@ public final class ViewAnalyzer {
   }
 
   /**
-   * The projection with window functions that has only projections and filters above it, or null:
-   * window functions anywhere else are refused where their expression is checked.
-   */
-  private static @Nullable Project windowProject(RelNode view) {
-    RelNode node = view;
-    while (node instanceof Filter || node instanceof Project project && !hasWindow(project)) {
-      node = node.getInput(0);
-    }
-    return node instanceof Project project && hasWindow(project) ? project : null;
-  }
-
-  private static boolean hasWindow(Project project) {
-    return project.getProjects().stream().anyMatch(RexOver::containsOver);
-  }
-
-  /**
-   * The partitions of {@code window}'s input that a refresh of {@code view} recomputes: the input
-   * columns every window function partitions by, where the view outputs them as they are.
-   */
-  private static WindowPartitions partitions(RelNode view, Project window) {
-    Set<Integer> common = null;
-    for (RexNode e : window.getProjects()) {
-      for (RexOver over : overs(e)) {
-        Set<Integer> keys = new LinkedHashSet<>();
-        for (RexNode key : over.getWindow().partitionKeys) {
-          if (key instanceof RexInputRef ref) {
-            keys.add(ref.getIndex());
-          }
-        }
-        if (common == null) {
-          common = keys;
-        } else {
-          common.retainAll(keys);
-        }
-      }
-    }
-    ImmutableList.Builder<Integer> inputKeys = ImmutableList.builder();
-    ImmutableList.Builder<Integer> viewKeys = ImmutableList.builder();
-    for (int key : common == null ? Set.<Integer>of() : common) {
-      for (int c = 0; c < window.getProjects().size(); c++) {
-        if (window.getProjects().get(c) instanceof RexInputRef ref && ref.getIndex() == key) {
-          int column = viewColumn(view, window, c);
-          if (column >= 0) {
-            inputKeys.add(key);
-            viewKeys.add(column);
-            break;
-          }
-        }
-      }
-    }
-    return new WindowPartitions(window, inputKeys.build(), viewKeys.build());
-  }
-
-  /** The output column of {@code rel} that is column {@code column} of {@code window}, or -1. */
-  private static int viewColumn(RelNode rel, Project window, int column) {
-    if (rel == window) {
-      return column;
-    }
-    int below = viewColumn(rel.getInput(0), window, column);
-    if (below < 0 || rel instanceof Filter) {
-      return below;
-    }
-    List<RexNode> projects = ((Project) rel).getProjects();
-    for (int i = 0; i < projects.size(); i++) {
-      if (projects.get(i) instanceof RexInputRef ref && ref.getIndex() == below) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  private static List<RexOver> overs(RexNode expression) {
-    List<RexOver> found = new ArrayList<>();
-    expression.accept(
-        new RexVisitorImpl<Void>(true) {
-          @Override
-          public Void visitOver(RexOver over) {
-            found.add(over);
-            return super.visitOver(over);
-          }
-        });
-    return found;
-  }
-
-  /** Window functions whose value depends on how rows that tie in {@code ORDER BY} are ordered. */
-  private static final Set<SqlKind> ORDER_OF_TIES =
-      Set.of(
-          SqlKind.ROW_NUMBER,
-          SqlKind.NTILE,
-          SqlKind.LAG,
-          SqlKind.LEAD,
-          SqlKind.FIRST_VALUE,
-          SqlKind.LAST_VALUE,
-          SqlKind.NTH_VALUE);
-
-  /**
    * Checks an expression of the window projection: each window function must have a value that
    * depends only on the rows of its partition, not on how rows that tie in its {@code ORDER BY} are
    * ordered (unless its partition and order columns hold a key of the input, so nothing ties); its
@@ -336,19 +203,19 @@ public final class ViewAnalyzer {
   private void checkWindowExpression(RexNode expression, Project window)
       throws UnsupportedViewException {
     List<String> input = window.getInput().getRowType().getFieldNames();
-    if (exactQuotientOfWindows(expression)) {
+    if (WindowPartitions.exactQuotient(expression)) {
       throw UnsupportedViewException.notYet(
           viewName,
           "window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers",
           "Calcite computes it as a quotient of exact sums where DuckDB divides in DOUBLE;"
               + " cast the argument: AVG(CAST(x AS DOUBLE)) OVER (...)");
     }
-    for (RexOver over : overs(expression)) {
-      String name = "window function " + aggregateName(over.getAggOperator()) + "(...) OVER (...)";
-      boolean tieSensitive =
-          ORDER_OF_TIES.contains(over.getAggOperator().getKind())
-              || over.getWindow().isRows() && !over.getWindow().orderKeys.isEmpty();
-      if (tieSensitive && !orderedByKey(over, window)) {
+    for (RexOver over : WindowPartitions.overs(expression)) {
+      String name =
+          "window function "
+              + ConstructNames.aggregateName(over.getAggOperator())
+              + "(...) OVER (...)";
+      if (WindowPartitions.tieSensitive(over) && !WindowPartitions.orderedByKey(over, window)) {
         throw UnsupportedViewException.notYet(
             viewName,
             name + " whose ORDER BY can tie",
@@ -378,48 +245,6 @@ public final class ViewAnalyzer {
         input);
   }
 
-  /**
-   * Whether {@code expression} divides window functions in exact arithmetic: Calcite's expansion of
-   * {@code AVG}, {@code STDDEV} and {@code VARIANCE} over a window of exact numbers, whose value
-   * (an exact quotient, cast) differs from DuckDB's.
-   */
-  private static boolean exactQuotientOfWindows(RexNode expression) {
-    boolean[] found = {false};
-    expression.accept(
-        new RexVisitorImpl<Void>(true) {
-          @Override
-          public Void visitCall(RexCall call) {
-            if (call.getKind() == SqlKind.DIVIDE
-                && RexOver.containsOver(call)
-                && !SqlTypeUtil.isApproximateNumeric(call.getType())) {
-              found[0] = true;
-            }
-            return super.visitCall(call);
-          }
-        });
-    return found[0];
-  }
-
-  /** Whether the partition and order columns of {@code over} hold a key of the window's input. */
-  private static boolean orderedByKey(RexOver over, Project window) {
-    List<Integer> key = RowKeys.of(window.getInput());
-    if (key.isEmpty()) {
-      return false;
-    }
-    Set<Integer> columns = new HashSet<>();
-    for (RexNode e : over.getWindow().partitionKeys) {
-      if (e instanceof RexInputRef ref) {
-        columns.add(ref.getIndex());
-      }
-    }
-    for (RexFieldCollation e : over.getWindow().orderKeys) {
-      if (e.left instanceof RexInputRef ref) {
-        columns.add(ref.getIndex());
-      }
-    }
-    return columns.containsAll(key);
-  }
-
   private static boolean maintainedJoin(JoinRelType type) {
     return type == JoinRelType.INNER
         || type == JoinRelType.LEFT
@@ -433,7 +258,7 @@ public final class ViewAnalyzer {
     if (OuterJoinCondition.of(join).isEmpty()) {
       throw UnsupportedViewException.notYet(
           viewName,
-          describe(join)
+          ConstructNames.describe(join)
               + " whose ON condition is not equalities between its sides"
               + " and conditions on one side",
           "write the condition as l.x = r.y AND ... with conditions on one input each");
@@ -445,7 +270,7 @@ public final class ViewAnalyzer {
       throw UnsupportedViewException.notYet(viewName, "GROUPING SETS, ROLLUP or CUBE");
     }
     for (AggregateCall call : found.getAggCallList()) {
-      String name = aggregateName(call.getAggregation());
+      String name = ConstructNames.aggregateName(call.getAggregation());
       if (call.isDistinct() && !call.isApproximate()) {
         throw UnsupportedViewException.notYet(
             viewName,
@@ -477,72 +302,6 @@ public final class ViewAnalyzer {
   }
 
   /**
-   * The SQL construct an operator without a delta rule comes from, as users wrote it (never
-   * Calcite's class name, unless no SQL construct is known to produce the operator).
-   */
-  private static String describe(RelNode rel) {
-    if (rel instanceof Join join) {
-      return join.getJoinType().name().toLowerCase(Locale.ROOT).replace('_', ' ') + " join";
-    }
-    if (rel instanceof Correlate) {
-      return "a correlated subquery or LATERAL";
-    }
-    if (rel instanceof Sort sort) {
-      if (sort.fetch != null || sort.offset != null) {
-        return "LIMIT/OFFSET";
-      }
-      return "ORDER BY (a materialized view is a bag; order rows when you query it)";
-    }
-    if (rel instanceof RepeatUnion || rel instanceof Spool) {
-      return "a recursive query (WITH RECURSIVE)";
-    }
-    if (rel instanceof Union union) {
-      return union.all ? "UNION ALL" : "UNION";
-    }
-    if (rel instanceof Intersect intersect) {
-      return intersect.all ? "INTERSECT ALL" : "INTERSECT";
-    }
-    if (rel instanceof Minus minus) {
-      return minus.all ? "EXCEPT ALL" : "EXCEPT";
-    }
-    if (rel instanceof Values) {
-      return "VALUES";
-    }
-    if (rel instanceof Window window) {
-      return window.groups.stream()
-          .flatMap(g -> g.aggCalls.stream())
-          .map(c -> "window function " + aggregateName(c.getOperator()) + "(...) OVER (...)")
-          .findFirst()
-          .orElse("a window function");
-    }
-    if (rel instanceof TableFunctionScan scan) {
-      return scan.getCall() instanceof RexCall call
-          ? "the table function " + call.getOperator().getName()
-          : "a table function";
-    }
-    if (rel instanceof Uncollect) {
-      return "UNNEST";
-    }
-    if (rel instanceof Collect) {
-      return "an ARRAY, MULTISET or MAP subquery";
-    }
-    if (rel instanceof Sample) {
-      return "TABLESAMPLE";
-    }
-    if (rel instanceof Snapshot) {
-      return "FOR SYSTEM_TIME AS OF";
-    }
-    if (rel instanceof Match) {
-      return "MATCH_RECOGNIZE";
-    }
-    if (rel instanceof TableModify) {
-      return "a data change (INSERT, UPDATE, DELETE or MERGE)";
-    }
-    // not made from SQL by Calcite's converter; a plan given to the library may hold it
-    return "the relational operator " + rel.getRelTypeName();
-  }
-
-  /**
    * Refuses the first construct of {@code expression} that cannot be maintained; {@code input}
    * names the fields its references point at, for the message.
    */
@@ -556,7 +315,7 @@ public final class ViewAnalyzer {
             if (!problems.isEmpty()) {
               return null;
             }
-            String window = expandedWindowFunction(call);
+            String window = ConstructNames.expandedWindowFunction(call);
             if (window != null) {
               problems.add(windowFunction(window));
               return null;
@@ -568,7 +327,7 @@ public final class ViewAnalyzer {
           @Override
           public Void visitOver(RexOver over) {
             if (problems.isEmpty()) {
-              problems.add(windowFunction(aggregateName(over.getAggOperator())));
+              problems.add(windowFunction(ConstructNames.aggregateName(over.getAggOperator())));
             }
             return null;
           }
@@ -576,7 +335,8 @@ public final class ViewAnalyzer {
           @Override
           public Void visitSubQuery(RexSubQuery subQuery) {
             if (problems.isEmpty()) {
-              problems.add(UnsupportedViewException.notYet(viewName, describe(subQuery)));
+              problems.add(
+                  UnsupportedViewException.notYet(viewName, ConstructNames.describe(subQuery)));
             }
             return null;
           }
@@ -622,84 +382,5 @@ public final class ViewAnalyzer {
   private UnsupportedViewException windowFunction(String name) {
     return UnsupportedViewException.notYet(
         viewName, "window function " + name + "(...) OVER (...)");
-  }
-
-  /**
-   * The name of an aggregate as users write it: {@code $SUM0} is Calcite's SUM, and Calcite turns
-   * STRING_AGG (and GROUP_CONCAT) into LISTAGG.
-   */
-  private static String aggregateName(SqlOperator aggregate) {
-    return switch (aggregate.getKind()) {
-      case SUM0 -> "SUM";
-      case LISTAGG -> "STRING_AGG/LISTAGG";
-      default -> aggregate.getName();
-    };
-  }
-
-  /**
-   * The window function {@code call} is Calcite's expansion of, or null: {@code SUM(x) OVER w}
-   * becomes {@code CASE WHEN COUNT(x) OVER w > 0 THEN SUM(x) OVER w ELSE NULL END} and {@code
-   * AVG(x) OVER w} that (or the bare SUM) divided by {@code COUNT(x) OVER w}, which would otherwise
-   * be reported as the COUNT the user never wrote.
-   */
-  private static @Nullable String expandedWindowFunction(RexCall call) {
-    if (call.getKind() == SqlKind.DIVIDE
-        && windowedSum(call.getOperands().get(0))
-        && windowed(call.getOperands().get(1), SqlKind.COUNT)) {
-      return "AVG";
-    }
-    return windowedSum(call) ? "SUM" : null;
-  }
-
-  /** {@code SUM(x) OVER w} or its expansion with a count, possibly cast. */
-  private static boolean windowedSum(RexNode node) {
-    RexNode e = stripCasts(node);
-    if (windowed(e, SqlKind.SUM) || windowed(e, SqlKind.SUM0)) {
-      return true;
-    }
-    if (!(e instanceof RexCall when) || when.getKind() != SqlKind.CASE) {
-      return false;
-    }
-    List<RexNode> operands = when.getOperands();
-    return operands.size() == 3
-        && operands.get(0) instanceof RexCall positive
-        && positive.getKind() == SqlKind.GREATER_THAN
-        && windowed(positive.getOperands().get(0), SqlKind.COUNT)
-        && (windowed(stripCasts(operands.get(1)), SqlKind.SUM)
-            || windowed(stripCasts(operands.get(1)), SqlKind.SUM0));
-  }
-
-  private static boolean windowed(RexNode node, SqlKind aggregate) {
-    return stripCasts(node) instanceof RexOver over && over.getAggOperator().getKind() == aggregate;
-  }
-
-  private static RexNode stripCasts(RexNode node) {
-    RexNode e = node;
-    while (e instanceof RexCall cast && cast.getKind() == SqlKind.CAST) {
-      e = cast.getOperands().get(0);
-    }
-    return e;
-  }
-
-  /** The kind of subquery, as written. */
-  private static String describe(RexSubQuery subQuery) {
-    switch (subQuery.getKind()) {
-      case IN:
-        return "a subquery (IN)";
-      case SOME:
-        return "a subquery (ANY/SOME/ALL)";
-      case EXISTS:
-        return "a subquery (EXISTS)";
-      case SCALAR_QUERY:
-        return "a scalar subquery";
-      case UNIQUE:
-        return "a subquery (UNIQUE)";
-      case ARRAY_QUERY_CONSTRUCTOR:
-      case MULTISET_QUERY_CONSTRUCTOR:
-      case MAP_QUERY_CONSTRUCTOR:
-        return "a subquery (ARRAY, MULTISET or MAP)";
-      default:
-        return "a subquery";
-    }
   }
 }

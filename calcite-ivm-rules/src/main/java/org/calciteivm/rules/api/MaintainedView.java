@@ -24,6 +24,7 @@ import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateColumn;
 import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
+import org.calciteivm.rules.analysis.WindowPartitions;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
@@ -144,7 +145,7 @@ public final class MaintainedView {
             table -> change.changedTables().contains(table.getQualifiedName()),
             table -> change.insertOnlyTables().contains(table.getQualifiedName()));
     Aggregate aggregate = analysis.aggregate();
-    ViewAnalyzer.WindowPartitions windows = analysis.windows();
+    WindowPartitions windows = analysis.windows();
     // an aggregate view derives the change of its state; a view with window functions the change
     // of its window's input, whose partition keys say what to recompute
     RelNode root =
@@ -191,7 +192,7 @@ public final class MaintainedView {
       DeltaProgram delta, StoredView stored) {
     Aggregate aggregate = analysis.aggregate();
     String deltaTable = IvmNames.quote(stored.deltaTable());
-    ViewAnalyzer.WindowPartitions windows = analysis.windows();
+    WindowPartitions windows = analysis.windows();
     if (windows != null) {
       return ImmutableMap.of(
           MergeStrategy.BAG_COUNTED,

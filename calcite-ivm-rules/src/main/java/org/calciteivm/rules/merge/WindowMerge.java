@@ -21,7 +21,7 @@ import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmRelBuilders;
-import org.calciteivm.rules.analysis.ViewAnalyzer.WindowPartitions;
+import org.calciteivm.rules.analysis.WindowPartitions;
 import org.calciteivm.rules.sql.SqlUnparser;
 
 /**
