@@ -9,12 +9,10 @@ import org.apache.calcite.rel.RelCollation;
 import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
@@ -297,22 +295,11 @@ public final class MaintainedView {
       return state.stateAggregate(builder, aggregate.getInput());
     }
     builder.push(aggregate.getInput());
-    builder.transientScan(deltaTable, deltaType);
-    List<RexNode> keysMatch = new ArrayList<>();
-    List<Integer> groupFields = aggregate.getGroupSet().asList();
-    for (int i = 0; i < groupFields.size(); i++) {
-      keysMatch.add(
-          builder.call(
-              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
-              builder.field(2, 0, groupFields.get(i)),
-              builder.field(2, 1, i)));
-    }
-    // an inner join, not a semi-join: the keys are unique (one row per group), so it keeps each
-    // row of the input once, and the SQL written for it qualifies both sides, where the EXISTS
-    // written for a semi-join left the input's key unqualified, so that a key column named like
-    // the table's ("k1") matched itself and every group was recomputed
+    // the delta table has one row per group, its keys first: each row of the input joins once (a
+    // semi-join's SQL left the input's key unqualified, so that a key column named like the
+    // table's ("k1") matched itself and every group was recomputed)
+    IvmRelBuilders.joinKeysIn(builder, aggregate.getGroupSet().asList(), deltaTable, deltaType);
     int inputFields = aggregate.getInput().getRowType().getFieldCount();
-    builder.join(JoinRelType.INNER, keysMatch);
     // constants stay constants, not columns of the joined input: an argument such as the 0.25 of
     // quantile_cont(x, 0.25) must be a constant in DuckDB
     List<RexNode> columns = new ArrayList<>(builder.fields().subList(0, inputFields));

@@ -40,18 +40,16 @@ final class SubqueryJoins {
    * @throws UnsupportedViewException for a {@code NOT IN} subquery
    */
   static RelNode of(String viewName, RelNode rel) throws UnsupportedViewException {
-    List<String> notIn = new ArrayList<>();
+    boolean[] notIn = {false};
     rel.accept(
         new RelShuttleImpl() {
           @Override
           public RelNode visit(LogicalFilter filter) {
-            if (notIn(filter.getCondition())) {
-              notIn.add("NOT IN");
-            }
+            notIn[0] |= notIn(filter.getCondition());
             return super.visit(filter);
           }
         });
-    if (!notIn.isEmpty()) {
+    if (notIn[0]) {
       throw UnsupportedViewException.notYet(
           viewName,
           "NOT IN (subquery)",

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -15,7 +14,6 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
@@ -154,17 +152,8 @@ public final class WindowMerge {
       keyType.add("p" + (i + 1), types.createTypeWithNullability(type, true));
     }
     builder.push(input);
-    builder.transientScan(partitions, keyType.build());
-    List<RexNode> same = new ArrayList<>();
-    for (int i = 0; i < windows.inputKeys().size(); i++) {
-      same.add(
-          builder.call(
-              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
-              builder.field(2, 0, windows.inputKeys().get(i)),
-              builder.field(2, 1, i)));
-    }
+    IvmRelBuilders.joinKeysIn(builder, windows.inputKeys(), partitions, keyType.build());
     int width = input.getRowType().getFieldCount();
-    builder.join(JoinRelType.INNER, same);
     builder.project(builder.fields().subList(0, width), input.getRowType().getFieldNames(), true);
     RelNode rows = builder.build();
     // Calcite casts a windowed SUM to its argument's type; DuckDB sums integers as HUGEINT, so the
