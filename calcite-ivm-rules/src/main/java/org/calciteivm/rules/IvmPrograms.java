@@ -27,7 +27,8 @@ public final class IvmPrograms {
           IvmRules.CHANGE_DISTINCT,
           IvmRules.CHANGE_UNION_TRANSPOSE,
           IvmRules.CHANGE_OUTER_JOIN,
-          IvmRules.CHANGE_TABLE_SCAN);
+          IvmRules.CHANGE_TABLE_SCAN,
+          IvmRules.CHANGE_EMPTY_VALUES);
 
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or

@@ -2,6 +2,7 @@ package org.calciteivm.rules;
 
 import org.calciteivm.rules.delta.ChangeAggregateTransposeRule;
 import org.calciteivm.rules.delta.ChangeDistinctRule;
+import org.calciteivm.rules.delta.ChangeEmptyValuesRule;
 import org.calciteivm.rules.delta.ChangeFilterTransposeRule;
 import org.calciteivm.rules.delta.ChangeJoinForeignKeyPruneRule;
 import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
@@ -41,6 +42,10 @@ public final class IvmRules {
   /** {@code Δ(R ∪all S) = ΔR ∪all ΔS}. */
   public static final ChangeUnionTransposeRule CHANGE_UNION_TRANSPOSE =
       ChangeUnionTransposeRule.Config.DEFAULT.toRule();
+
+  /** {@code Δ∅ = ∅}: an empty {@code VALUES} (a filter that can never hold) never changes. */
+  public static final ChangeEmptyValuesRule CHANGE_EMPTY_VALUES =
+      ChangeEmptyValuesRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(scan T) = scan ΔT}, or the empty relation for a table that is not changing. */
   public static final ChangeTableScanRule CHANGE_TABLE_SCAN =

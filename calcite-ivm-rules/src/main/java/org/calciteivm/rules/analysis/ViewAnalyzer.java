@@ -16,6 +16,7 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
@@ -137,6 +138,8 @@ public final class ViewAnalyzer {
   private void visit(RelNode rel) throws UnsupportedViewException {
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
+    } else if (rel instanceof Values values && values.getTuples().isEmpty()) {
+      // no rows, ever (Calcite's form of a filter that can never hold): its change is empty
     } else if (rel instanceof Join join && maintainedJoin(join.getJoinType())) {
       // the condition refers to the inputs' fields, named as in the inputs (not made unique)
       List<String> fields = new ArrayList<>(join.getLeft().getRowType().getFieldNames());

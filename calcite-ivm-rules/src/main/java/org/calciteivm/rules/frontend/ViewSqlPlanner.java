@@ -230,9 +230,8 @@ public final class ViewSqlPlanner {
     root =
         root.withRel(
             RelDecorrelator.decorrelateQuery(
-                // without simplification: a contradictory filter of a subquery (v <= 0 AND v > 4)
-                // must stay a filter, not become an empty VALUES
-                root.rel, IvmRelBuilders.FACTORY.create(cluster, null)));
+                root.rel,
+                config.getSqlToRelConverterConfig().getRelBuilderFactory().create(cluster, null)));
     if (root.collation.equals(RelCollations.EMPTY)) {
       return InLists.restore(root.project(true));
     }

@@ -1,0 +1,53 @@
+package org.calciteivm.rules.delta;
+
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.core.Values;
+import org.apache.calcite.rel.rules.TransformationRule;
+import org.calciteivm.rules.IvmRelBuilders;
+import org.immutables.value.Value;
+
+/**
+ * Replaces the change of an empty relation by the empty change.
+ *
+ * <p>Identity: {@code Δ∅ = ∅}: a relation without rows never changes. Calcite writes a filter that
+ * can never hold (a subquery's {@code v <= 0 AND v > 4}, simplified while decorrelating) as an
+ * empty {@code VALUES}.
+ */
+@Value.Enclosing
+public class ChangeEmptyValuesRule extends RelRule<ChangeEmptyValuesRule.Config>
+    implements TransformationRule {
+
+  /** Creates the rule from its configuration. */
+  protected ChangeEmptyValuesRule(Config config) {
+    super(config);
+  }
+
+  @Override
+  public void onMatch(RelOptRuleCall call) {
+    ChangeOf change = call.rel(0);
+    call.transformTo(call.builder().values(change.getRowType()).build());
+  }
+
+  /** Rule configuration. */
+  @Value.Immutable(singleton = true)
+  public interface Config extends RelRule.Config {
+    /** Matches a change directly above an empty {@code VALUES}. */
+    Config DEFAULT =
+        ImmutableChangeEmptyValuesRule.Config.of()
+            .withRelBuilderFactory(IvmRelBuilders.FACTORY)
+            .withOperandSupplier(
+                b0 ->
+                    b0.operand(ChangeOf.class)
+                        .oneInput(
+                            b1 ->
+                                b1.operand(Values.class)
+                                    .predicate(v -> v.getTuples().isEmpty())
+                                    .noInputs()));
+
+    @Override
+    default ChangeEmptyValuesRule toRule() {
+      return new ChangeEmptyValuesRule(this);
+    }
+  }
+}
