@@ -28,7 +28,7 @@ public final class IvmPrograms {
           IvmRules.CHANGE_UNION_TRANSPOSE,
           IvmRules.CHANGE_OUTER_JOIN,
           IvmRules.CHANGE_TABLE_SCAN,
-          IvmRules.CHANGE_EMPTY_VALUES);
+          IvmRules.CHANGE_VALUES);
 
   /**
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or

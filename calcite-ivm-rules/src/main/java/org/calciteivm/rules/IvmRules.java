@@ -2,7 +2,6 @@ package org.calciteivm.rules;
 
 import org.calciteivm.rules.delta.ChangeAggregateTransposeRule;
 import org.calciteivm.rules.delta.ChangeDistinctRule;
-import org.calciteivm.rules.delta.ChangeEmptyValuesRule;
 import org.calciteivm.rules.delta.ChangeFilterTransposeRule;
 import org.calciteivm.rules.delta.ChangeJoinForeignKeyPruneRule;
 import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
@@ -11,6 +10,7 @@ import org.calciteivm.rules.delta.ChangeOuterJoinRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
+import org.calciteivm.rules.delta.ChangeValuesRule;
 import org.calciteivm.rules.normalize.DistinctSetOpToJoinRule;
 
 /**
@@ -43,9 +43,8 @@ public final class IvmRules {
   public static final ChangeUnionTransposeRule CHANGE_UNION_TRANSPOSE =
       ChangeUnionTransposeRule.Config.DEFAULT.toRule();
 
-  /** {@code Δ∅ = ∅}: an empty {@code VALUES} (a filter that can never hold) never changes. */
-  public static final ChangeEmptyValuesRule CHANGE_EMPTY_VALUES =
-      ChangeEmptyValuesRule.Config.DEFAULT.toRule();
+  /** {@code Δ VALUES(...) = ∅}: constant rows never change. */
+  public static final ChangeValuesRule CHANGE_VALUES = ChangeValuesRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(scan T) = scan ΔT}, or the empty relation for a table that is not changing. */
   public static final ChangeTableScanRule CHANGE_TABLE_SCAN =

@@ -276,7 +276,7 @@ class RefusalMessagesTest {
         .contains("EXCEPT ALL is");
     assertThat(refusal("SELECT id FROM ev EXCEPT ALL SELECT x FROM ev")).contains("EXCEPT ALL is");
     assertThat(refusal("SELECT id FROM ev LIMIT 1")).contains("LIMIT/OFFSET");
-    assertThat(refusal("SELECT 1 AS one")).contains("VALUES");
+    assertThat(refusal("SELECT 1 AS one")).contains("a query without a base table");
     assertThat(refusal("SELECT n FROM ev, UNNEST(ARRAY[1, 2]) AS u(n)")).contains("UNNEST");
     assertThat(refusal("SELECT id FROM ev WHERE id NOT IN (SELECT x FROM ev)"))
         .contains("NOT IN (subquery)")

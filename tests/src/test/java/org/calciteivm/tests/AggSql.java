@@ -89,8 +89,8 @@ final class AggSql {
 
   /**
    * Zero to two group keys (columns or expressions, NULL-able, one sometimes left out of the select
-   * list), one to four aggregates (some with FILTER, sometimes an expression over aggregates), an
-   * optional WHERE and an optional HAVING.
+   * list, sometimes grouped by ROLLUP, CUBE or GROUPING SETS), one to four aggregates (some with
+   * FILTER, sometimes an expression over aggregates), an optional WHERE and an optional HAVING.
    */
   private ViewQuery aggregateQuery() {
     int keyCount =
@@ -116,6 +116,14 @@ final class AggSql {
         items.add(new Item(key, false));
       } else {
         items.add(new Item(key + " AS " + alias(), false));
+      }
+    }
+    // sometimes grouping sets over the keys, with GROUPING() of a key
+    String groupBy = String.join(", ", keys);
+    if (!keys.isEmpty() && random.nextInt(5) == 0) {
+      groupBy = groupingSets(keys);
+      if (random.nextBoolean()) {
+        items.add(new Item("GROUPING(" + keys.get(0) + ") AS " + alias(), false));
       }
     }
     distinctValue = random.nextInt(4) == 0 ? exactNumeric() : null;
@@ -144,12 +152,22 @@ final class AggSql {
             .append(table)
             .append(where());
     if (!keys.isEmpty()) {
-      query.append(" GROUP BY ").append(String.join(", ", keys));
+      query.append(" GROUP BY ").append(groupBy);
     }
     if (random.nextInt(keys.isEmpty() ? 8 : 4) == 0) {
       query.append(" HAVING ").append(having());
     }
     return new ViewQuery(query.toString(), items.stream().map(Item::approximate).toList());
+  }
+
+  /** {@code ROLLUP}, {@code CUBE} or {@code GROUPING SETS} (with the empty set) of the keys. */
+  private String groupingSets(List<String> keys) {
+    String all = String.join(", ", keys);
+    return switch (random.nextInt(3)) {
+      case 0 -> "ROLLUP (" + all + ")";
+      case 1 -> "CUBE (" + all + ")";
+      default -> "GROUPING SETS ((" + all + "), (" + keys.get(keys.size() - 1) + "), ())";
+    };
   }
 
   private String where() {

@@ -32,6 +32,7 @@ import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.FromFirst;
 import org.calciteivm.jdbc.refresh.GroupByAll;
+import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
@@ -148,11 +149,17 @@ public final class MaterializedViews {
   private static Created createInTransaction(
       IvmDatabase database,
       Connection duckDb,
-      Definition definition,
+      Definition requested,
       IvmSettings settings,
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
-    String name = definition.name();
+    String name = requested.name();
+    // grouping sets become a union of aggregates, which the split below keeps as hidden views
+    String expanded = GroupingSets.expand(requested.query(), duckDb);
+    Definition definition =
+        expanded.equals(requested.query())
+            ? requested
+            : new Definition(name, expanded, expanded, requested.owner());
     IvmCatalog.ensureExists(duckDb);
     CatalogSnapshot catalog = IvmCatalog.load(duckDb);
     ViewCompiler compiler;

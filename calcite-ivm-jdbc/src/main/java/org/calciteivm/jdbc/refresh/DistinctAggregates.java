@@ -170,7 +170,10 @@ final class DistinctAggregates {
     for (int i = 0; i < partials.size(); i++) {
       nodeColumns.add(partials.get(i) + " AS " + IvmNames.quote(PARTIAL + (i + 1)));
     }
-    QueryText.Range from = fromClause();
+    QueryText.Range from =
+        select.getWindowList().isEmpty() && select.getQualify() == null
+            ? text.fromClause(select)
+            : null;
     QueryText.Range where = select.getWhere() == null ? null : text.range(select.getWhere());
     if (from == null || (select.getWhere() != null && where == null)) {
       return null;
@@ -235,24 +238,6 @@ final class DistinctAggregates {
    * WHERE, GROUP BY or HAVING (the parser places a join at its keyword); null if positions do not
    * allow finding it.
    */
-  private QueryText.@Nullable Range fromClause() {
-    SqlNodeList items = select.getSelectList();
-    QueryText.Range last = text.range(items.get(items.size() - 1));
-    if (last == null || !select.getWindowList().isEmpty() || select.getQualify() != null) {
-      return null;
-    }
-    SqlNode next =
-        select.getWhere() != null
-            ? select.getWhere()
-            : !groups.isEmpty() ? groups.get(0) : select.getHaving();
-    QueryText.Range following = next == null ? null : text.range(next);
-    if (next != null && following == null) {
-      return null;
-    }
-    int end = following == null ? text.query().length() : following.start();
-    return text.tokensBetween(last.end(), end, "FROM", Set.of("WHERE", "GROUP", "BY", "HAVING"));
-  }
-
   /**
    * The value that the DISTINCT aggregate {@code call} takes, as the hidden view's query computes
    * it; fails if it is not {@code previous}, the value of the ones before it.

@@ -9,10 +9,12 @@ import java.util.Set;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.sql.SqlLexer;
@@ -150,14 +152,19 @@ public final class GroupByAll {
               "GROUP BY ALL: cannot find the text of " + expression + "; name the columns",
               "0A000");
         }
-        keys.add(source.text(range));
+        // a number in GROUP BY would be a column's position (to Calcite, whatever its scale)
+        keys.add(
+            expression instanceof SqlLiteral literal
+                    && literal.getTypeName().getFamily() == SqlTypeFamily.NUMERIC
+                ? "CAST(" + source.text(range) + " AS BIGINT)"
+                : source.text(range));
       }
     }
     return keys.isEmpty() ? "" : "GROUP BY " + String.join(", ", keys);
   }
 
   /** Whether {@code expression} calls an aggregate function outside a window. */
-  private static boolean aggregates(SqlNode expression, DuckDbFunctions duckDb) {
+  static boolean aggregates(SqlNode expression, DuckDbFunctions duckDb) {
     boolean[] found = {false};
     expression.accept(
         new SqlBasicVisitor<Void>() {

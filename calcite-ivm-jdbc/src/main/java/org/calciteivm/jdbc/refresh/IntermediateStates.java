@@ -29,18 +29,21 @@ import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
- * Splits a view's query into intermediate states: each subquery in a FROM clause that aggregates
- * (GROUP BY, HAVING, an aggregate function, or SELECT DISTINCT) becomes a hidden materialized view
- * of its own, and the view reads that instead. An aggregate over an aggregate, or an aggregate
- * below a join, is then a view over views, which calcite-ivm maintains.
+ * Splits a view's query into intermediate states: each subquery in a FROM clause and each branch of
+ * a set operation ({@code UNION [ALL]}, {@code INTERSECT}, {@code EXCEPT}) that aggregates (GROUP
+ * BY, HAVING, an aggregate function, or SELECT DISTINCT) becomes a hidden materialized view of its
+ * own, and the view reads that instead. An aggregate over an aggregate, or an aggregate below a
+ * join or a union, is then a view over views, which calcite-ivm maintains.
  *
  * <p>The split works on the query's text: the subquery (with the parentheses around it) is replaced
  * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
- * subqueries appear, and the user's alias is kept. A hidden view's query is the subquery's text as
- * written, so a subquery nested in it is split in turn when that view is created. Only the
- * outermost aggregating subqueries are split, and none inside a LATERAL join (a correlated subquery
- * has no state of its own). The split is a function of the text and the view's id alone, so the
- * catalog keeps the user's query and the split is made again whenever the view is planned.
+ * subqueries appear, and the user's alias is kept; a branch is replaced by {@code SELECT * FROM}
+ * its hidden view (the view's columns are named by the user's query, not by the branches). A hidden
+ * view's query is the subquery's text as written, so a subquery nested in it is split in turn when
+ * that view is created. Only the outermost aggregating subqueries are split, and none inside a
+ * LATERAL join (a correlated subquery has no state of its own). The split is a function of the text
+ * and the view's id alone, so the catalog keeps the user's query and the split is made again
+ * whenever the view is planned.
  *
  * <p>A query with a WITH clause has its common table expressions inlined first ({@link
  * CommonTableExpressions}), so that an aggregating one is split as a FROM subquery.
@@ -56,7 +59,13 @@ public final class IntermediateStates {
           SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL);
 
   private final QueryText text;
-  private final List<QueryText.Range> spans = new ArrayList<>();
+  private final List<Span> spans = new ArrayList<>();
+
+  /**
+   * A subquery to split off: a relation of a FROM clause (replaced by the hidden view's name) or a
+   * branch of a set operation (replaced by a query of the hidden view's rows).
+   */
+  private record Span(QueryText.Range range, boolean branch) {}
 
   /** A hidden view: its name in {@link IvmNames#SCHEMA} and its query. */
   public record Node(String name, String query) {}
@@ -98,13 +107,28 @@ public final class IntermediateStates {
       }
     }
     IntermediateStates states = new IntermediateStates(text);
-    if (parsed.getKind() == SqlKind.ORDER_BY) {
-      parsed = ((SqlCall) parsed).operand(0);
-    }
-    if (parsed instanceof SqlSelect select) {
-      states.visitFrom(select.getFrom());
-    }
+    states.visitQuery(parsed);
     return states.splice(viewId);
+  }
+
+  /** Finds the aggregating subqueries in the FROM clauses and set operations of a query. */
+  private void visitQuery(SqlNode query) {
+    if (query.getKind() == SqlKind.ORDER_BY) {
+      visitQuery(((SqlCall) query).operand(0));
+    } else if (query instanceof SqlSelect select) {
+      visitFrom(select.getFrom());
+    } else if (query.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      for (SqlNode branch : ((SqlCall) query).getOperandList()) {
+        if (branch instanceof SqlSelect select && aggregates(select)) {
+          QueryText.Range range = text.range(select);
+          if (range != null) {
+            spans.add(new Span(range, true));
+          }
+        } else {
+          visitQuery(branch);
+        }
+      }
+    }
   }
 
   /** Finds the aggregating subqueries among the relations of a FROM clause. */
@@ -121,13 +145,15 @@ public final class IntermediateStates {
       if (aggregates(select)) {
         QueryText.Range range = text.range(select);
         if (range != null && !text.parenthesized(range).equals(range)) {
-          spans.add(range); // a FROM subquery is parenthesized
+          spans.add(new Span(range, false)); // a FROM subquery is parenthesized
         }
       } else {
         visitFrom(select.getFrom());
       }
+    } else if (from.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      visitQuery(from);
     }
-    // a table, a LATERAL or WITH subquery, a set operation, a table function: nothing to split
+    // a table, a LATERAL or WITH subquery, a table function: nothing to split
   }
 
   /** Whether {@code select} aggregates its rows. */
@@ -187,15 +213,16 @@ public final class IntermediateStates {
     int copied = 0;
     String query = text.query();
     for (int i = 0; i < spans.size(); i++) {
-      QueryText.Range span = text.parenthesized(spans.get(i));
+      Span span = spans.get(i);
+      QueryText.Range replaced = span.branch() ? span.range() : text.parenthesized(span.range());
       String name = IvmNames.hiddenView(viewId, i + 1);
-      nodes.add(new Node(name, text.text(spans.get(i))));
+      nodes.add(new Node(name, text.text(span.range())));
       spliced
-          .append(query, copied, span.start())
-          .append(' ')
+          .append(query, copied, replaced.start())
+          .append(span.branch() ? " SELECT * FROM " : " ")
           .append(IvmNames.qualified(IvmNames.SCHEMA, name))
           .append(' ');
-      copied = span.end();
+      copied = replaced.end();
     }
     spliced.append(query.substring(copied));
     return new Split(spans.isEmpty() ? query : spliced.toString(), nodes.build());

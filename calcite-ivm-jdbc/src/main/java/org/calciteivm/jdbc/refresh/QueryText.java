@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
@@ -115,6 +117,32 @@ final class QueryText {
       last--;
     }
     return first > last ? null : new Range(tokens.get(first).start(), tokens.get(last).end());
+  }
+
+  /**
+   * The text of {@code select}'s FROM clause, without the keyword: the tokens between its last
+   * select item and its WHERE, GROUP BY or HAVING (or its end); null if there is none or the
+   * parser's positions do not tell. (A join's own position is only its JOIN keyword's.)
+   */
+  @Nullable Range fromClause(SqlSelect select) {
+    SqlNodeList items = select.getSelectList();
+    Range last = range(items.get(items.size() - 1));
+    Range whole = range(select);
+    if (select.getFrom() == null || last == null || whole == null) {
+      return null;
+    }
+    SqlNode next =
+        select.getWhere() != null
+            ? select.getWhere()
+            : select.getGroup() != null && !select.getGroup().isEmpty()
+                ? select.getGroup().get(0)
+                : select.getHaving();
+    Range following = next == null ? null : range(next);
+    if (next != null && following == null) {
+      return null;
+    }
+    int end = following == null ? whole.end() : following.start();
+    return tokensBetween(last.end(), end, "FROM", Set.of("WHERE", "GROUP", "BY", "HAVING"));
   }
 
   /** The text of {@code range}. */

@@ -274,7 +274,7 @@ public final class ViewCompiler {
             : UNPARSER.toSql(
                 replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
     if (describedColumns == null) {
-      describedColumns = describe(userQuery);
+      describedColumns = describe(connection, userQuery);
     }
     List<DescribedColumn> columns = describedColumns;
     List<String> aliases = new ArrayList<>();
@@ -322,13 +322,13 @@ public final class ViewCompiler {
   }
 
   /** A column of a query's result as DuckDB describes it. */
-  private record DescribedColumn(String name, String type) {}
+  record DescribedColumn(String name, String type) {}
 
   /**
    * The names and types DuckDB gives the columns of {@code query}, names made unique as {@code
    * CREATE TABLE ... AS} makes them ({@code a}, {@code a_1}, ...).
    */
-  private List<DescribedColumn> describe(String query) throws SQLException {
+  static List<DescribedColumn> describe(Connection connection, String query) throws SQLException {
     List<DescribedColumn> columns = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     try (Statement s = connection.createStatement();

@@ -46,17 +46,29 @@ public final class ViewAnalyzer {
   /** The construct refused for an aggregate or DISTINCT with another one above it. */
   public static final String AGGREGATE_OVER_AGGREGATE = "an aggregate over an aggregate";
 
+  /** The construct refused for an aggregate or DISTINCT in a branch of a set operation. */
+  public static final String AGGREGATE_BELOW_UNION = "an aggregate or DISTINCT below UNION ALL";
+
+  /**
+   * The construct refused for an aggregate over several grouping sets, which CREATE writes out as a
+   * union of aggregates (in a FROM subquery, once the subquery is a view of its own).
+   */
+  public static final String GROUPING_SETS = "GROUPING SETS, ROLLUP or CUBE";
+
   /** How the construct refused for an aggregate of DISTINCT values ends. */
   private static final String DISTINCT_ARGUMENT = "(DISTINCT ...)";
 
   /**
    * Whether {@code refusal} names a construct that a view can have when it is kept as several
-   * stored relations (intermediate states): an aggregate or DISTINCT below a join or below another
-   * aggregate, or an aggregate of DISTINCT values. These rules maintain one relation at a time.
+   * stored relations (intermediate states): an aggregate or DISTINCT below a join, a union or
+   * another aggregate, grouping sets (a union of aggregates), or an aggregate of DISTINCT values.
+   * These rules maintain one relation at a time.
    */
   public static boolean needsIntermediateStates(UnsupportedViewException refusal) {
     return refusal.construct().equals(AGGREGATE_BELOW_JOIN)
         || refusal.construct().equals(AGGREGATE_OVER_AGGREGATE)
+        || refusal.construct().equals(AGGREGATE_BELOW_UNION)
+        || refusal.construct().equals(GROUPING_SETS)
         || refusal.construct().endsWith(DISTINCT_ARGUMENT);
   }
 
@@ -138,8 +150,8 @@ public final class ViewAnalyzer {
   private void visit(RelNode rel) throws UnsupportedViewException {
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
-    } else if (rel instanceof Values values && values.getTuples().isEmpty()) {
-      // no rows, ever (Calcite's form of a filter that can never hold): its change is empty
+    } else if (rel instanceof Values) {
+      // constant rows (or none: Calcite's form of a filter that can never hold): no change
     } else if (rel instanceof Join join && maintainedJoin(join.getJoinType())) {
       // the condition refers to the inputs' fields, named as in the inputs (not made unique)
       List<String> fields = new ArrayList<>(join.getLeft().getRowType().getFieldNames());
@@ -164,7 +176,7 @@ public final class ViewAnalyzer {
     } else if (rel instanceof Aggregate && unions > 0) {
       throw UnsupportedViewException.notYet(
           viewName,
-          "an aggregate or DISTINCT below UNION ALL",
+          AGGREGATE_BELOW_UNION,
           "aggregate after the union instead, or make each branch a materialized view");
     } else if (rel instanceof Aggregate distinct
         && joins > 0
@@ -270,7 +282,7 @@ public final class ViewAnalyzer {
 
   private void checkAggregate(Aggregate found) throws UnsupportedViewException {
     if (found.getGroupType() != Aggregate.Group.SIMPLE) {
-      throw UnsupportedViewException.notYet(viewName, "GROUPING SETS, ROLLUP or CUBE");
+      throw UnsupportedViewException.notYet(viewName, GROUPING_SETS);
     }
     for (AggregateCall call : found.getAggCallList()) {
       String name = ConstructNames.aggregateName(call.getAggregation());

@@ -41,7 +41,8 @@ public final class ConstantGroupKeys {
     for (int key : aggregate.getGroupSet()) {
       RexNode constant = constants.get(fields.get(key));
       if (constant instanceof RexLiteral) {
-        fields.set(key, rexBuilder.makeAbstractCast(constant.getType(), constant, false));
+        // to the column's own type: a NOT NULL literal would change the types aggregates infer
+        fields.set(key, rexBuilder.makeAbstractCast(fields.get(key).getType(), constant, false));
         changed = true;
       }
     }
