@@ -360,14 +360,43 @@ final class JoinSql {
 
   /**
    * {@code from} with an {@code EXISTS}, {@code NOT EXISTS} or {@code IN} subquery over a table
-   * added to its WHERE clause, correlated with {@code outer} on one or two keys, or not at all.
+   * added to its WHERE clause, correlated with {@code outer} on one or two keys, or not at all; or
+   * with the same table joined by DuckDB's {@code SEMI JOIN} or {@code ANTI JOIN}; or compared with
+   * an uncorrelated scalar subquery over it.
    */
   private String withSubquery(String from, Input outer) {
     Input inner = new Input(random.nextInt(tables), "s" + aliases++);
     String table = table(inner.table()) + " " + inner.alias();
     String filter = random.nextBoolean() ? "" : " AND " + filter(inner, inner);
+    int kind = random.nextInt(9);
+    if (kind == 8) {
+      // an uncorrelated scalar subquery (one row: an aggregate without GROUP BY)
+      return appendFilter(
+          from,
+          outer.column("k")
+              + (random.nextBoolean() ? " > " : " <= ")
+              + "(SELECT "
+              + (random.nextBoolean() ? "AVG(" : "MAX(")
+              + inner.column("k")
+              + ") FROM "
+              + table
+              + " WHERE TRUE"
+              + filter
+              + ")");
+    }
+    if (kind >= 6) {
+      // DuckDB's SEMI JOIN / ANTI JOIN keywords, before the query's own WHERE clause
+      String join =
+          (kind == 6 ? " SEMI JOIN " : " ANTI JOIN ")
+              + table
+              + " ON "
+              + equal(inner, outer, "k", "k")
+              + filter;
+      int where = ownWhere(from);
+      return where < 0 ? from + join : from.substring(0, where) + join + from.substring(where);
+    }
     String predicate =
-        switch (random.nextInt(6)) {
+        switch (kind) {
           case 0, 1 ->
               "EXISTS (SELECT * FROM "
                   + table
@@ -396,14 +425,30 @@ final class JoinSql {
                   + ")";
           default -> "EXISTS (SELECT * FROM " + table + " WHERE " + filter(inner, inner) + ")";
         };
-    int where = from.lastIndexOf(" WHERE ");
-    String rest = where < 0 ? "" : from.substring(where);
-    // the last WHERE is the query's own unless it is inside a subquery's parentheses
-    boolean own =
-        where >= 0
-            && rest.chars().filter(c -> c == '(').count()
-                == rest.chars().filter(c -> c == ')').count();
-    return from + (own ? " AND " : " WHERE ") + predicate;
+    return appendFilter(from, predicate);
+  }
+
+  /** {@code from} with {@code predicate} added to its own WHERE clause. */
+  private static String appendFilter(String from, String predicate) {
+    return from + (ownWhere(from) >= 0 ? " AND " : " WHERE ") + predicate;
+  }
+
+  /**
+   * Where the query's own {@code WHERE} (outside parentheses) starts in {@code from}; -1 if none.
+   */
+  private static int ownWhere(String from) {
+    int depth = 0;
+    for (int i = 0; i < from.length(); i++) {
+      char c = from.charAt(i);
+      if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (depth == 0 && from.startsWith(" WHERE ", i)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**

@@ -35,6 +35,8 @@ import org.calciteivm.jdbc.refresh.GroupByAll;
 import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
+import org.calciteivm.jdbc.refresh.ScalarSubqueries;
+import org.calciteivm.jdbc.refresh.SemiAntiJoins;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
@@ -101,11 +103,14 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              // DuckDB's FROM-first order and GROUP BY ALL, written out: the catalog keeps the
-              // query every step reads
+              // DuckDB's FROM-first order, SEMI/ANTI JOIN and GROUP BY ALL, written out, and
+              // scalar subqueries moved into FROM: the catalog keeps the query every step reads
+              GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
               String query =
-                  GroupByAll.expand(
-                      FromFirst.rewrite(statement.query()), () -> DuckDbFunctions.read(duckDb));
+                  ScalarSubqueries.rewrite(
+                      GroupByAll.expand(
+                          SemiAntiJoins.rewrite(FromFirst.rewrite(statement.query())), functions),
+                      functions);
               String inPlace =
                   statement
                           .queryInPlace()

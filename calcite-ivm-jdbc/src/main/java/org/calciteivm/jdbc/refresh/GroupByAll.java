@@ -9,12 +9,10 @@ import java.util.Set;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
-import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
-import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.sql.SqlLexer;
@@ -24,9 +22,10 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
 /**
  * DuckDB's {@code GROUP BY ALL}, written out as the list it stands for, so that Calcite (whose
  * parser reads {@code ALL} there as the standard's set quantifier) and every later step see an
- * ordinary query: the expressions of the {@code SELECT}'s items that contain no aggregate, in their
- * order, as the user wrote them; with no such item, no grouping at all. CREATE stores the written
- * out query.
+ * ordinary query: the expressions of the {@code SELECT}'s items that contain no aggregate and name
+ * a column, in their order, as the user wrote them; with no such item, no grouping at all (as
+ * DuckDB: {@code SELECT 1 FROM t GROUP BY ALL} has a row per row of {@code t}). CREATE stores the
+ * written out query.
  */
 public final class GroupByAll {
   private GroupByAll() {}
@@ -145,22 +144,37 @@ public final class GroupByAll {
         throw new SQLException(
             "GROUP BY ALL with SELECT * is not supported: name the columns to group by", "0A000");
       }
-      if (!aggregates(expression, duckDb)) {
+      // DuckDB leaves constant items (no column in them) out of the keys, as it does aggregates
+      if (!aggregates(expression, duckDb) && readsColumn(expression)) {
         QueryText.Range range = source.range(expression);
         if (range == null) {
           throw new SQLException(
               "GROUP BY ALL: cannot find the text of " + expression + "; name the columns",
               "0A000");
         }
-        // a number in GROUP BY would be a column's position (to Calcite, whatever its scale)
-        keys.add(
-            expression instanceof SqlLiteral literal
-                    && literal.getTypeName().getFamily() == SqlTypeFamily.NUMERIC
-                ? "CAST(" + source.text(range) + " AS BIGINT)"
-                : source.text(range));
+        keys.add(source.text(range));
       }
     }
     return keys.isEmpty() ? "" : "GROUP BY " + String.join(", ", keys);
+  }
+
+  /** Whether {@code expression} names a column (outside subqueries). */
+  private static boolean readsColumn(SqlNode expression) {
+    boolean[] found = {false};
+    expression.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlIdentifier id) {
+            found[0] = true;
+            return null;
+          }
+
+          @Override
+          public Void visit(SqlCall call) {
+            return call.getKind() == SqlKind.SELECT ? null : super.visit(call);
+          }
+        });
+    return found[0];
   }
 
   /** Whether {@code expression} calls an aggregate function outside a window. */
