@@ -281,6 +281,11 @@ class RefusalMessagesTest {
     assertThat(refusal("SELECT id FROM ev WHERE id NOT IN (SELECT x FROM ev)"))
         .contains("NOT IN (subquery)")
         .contains("NOT EXISTS");
+    assertThat(
+            refusal(
+                "SELECT id FROM ev WHERE EXISTS (SELECT 1 FROM ev e2 WHERE e2.x = ev.id)"
+                    + " AND NOT EXISTS (SELECT 1 FROM ev e3 WHERE e3.x > 5)"))
+        .contains("an uncorrelated EXISTS or NOT EXISTS beside a correlated subquery");
     assertThat(refusal("SELECT id FROM ev WHERE id > ANY (SELECT x FROM ev)"))
         .contains("a subquery (ANY/SOME/ALL)");
     assertThat(refusal("SELECT id, (SELECT MAX(x) FROM ev) AS m FROM ev"))

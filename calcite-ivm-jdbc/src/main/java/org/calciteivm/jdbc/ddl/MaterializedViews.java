@@ -34,6 +34,7 @@ import org.calciteivm.jdbc.refresh.FromFirst;
 import org.calciteivm.jdbc.refresh.GroupByAll;
 import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
+import org.calciteivm.jdbc.refresh.NotInSubqueries;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ScalarSubqueries;
 import org.calciteivm.jdbc.refresh.SemiAntiJoins;
@@ -103,13 +104,16 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              // DuckDB's FROM-first order, SEMI/ANTI JOIN and GROUP BY ALL, written out, and
-              // scalar subqueries moved into FROM: the catalog keeps the query every step reads
+              // DuckDB's FROM-first order, SEMI/ANTI JOIN and GROUP BY ALL written out, NOT IN
+              // written as an anti-join and counts, scalar subqueries moved into FROM: the
+              // catalog keeps the query every step reads
               GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
               String query =
                   ScalarSubqueries.rewrite(
-                      GroupByAll.expand(
-                          SemiAntiJoins.rewrite(FromFirst.rewrite(statement.query())), functions),
+                      NotInSubqueries.rewrite(
+                          GroupByAll.expand(
+                              SemiAntiJoins.rewrite(FromFirst.rewrite(statement.query())),
+                              functions)),
                       functions);
               String inPlace =
                   statement

@@ -141,7 +141,7 @@ public final class ScalarSubqueries {
    * Whether {@code subquery} names (as the qualifier of a column) something its own FROM clauses do
    * not define: a table or alias of the outer query.
    */
-  private static boolean correlated(SqlSelect subquery) {
+  static boolean correlated(SqlSelect subquery) {
     Set<String> defined = new HashSet<>();
     List<SqlIdentifier> columns = new ArrayList<>();
     subquery.accept(

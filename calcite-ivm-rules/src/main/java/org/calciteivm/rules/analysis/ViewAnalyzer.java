@@ -55,6 +55,13 @@ public final class ViewAnalyzer {
    */
   public static final String GROUPING_SETS = "GROUPING SETS, ROLLUP or CUBE";
 
+  /**
+   * The construct refused for a plan that reads no table: constant rows, or what Calcite folds an
+   * aggregate over a one-row aggregate into (a count of one row), which reads a table once the
+   * subquery is a view of its own.
+   */
+  public static final String NO_BASE_TABLE = "a query without a base table";
+
   /** How the construct refused for an aggregate of DISTINCT values ends. */
   private static final String DISTINCT_ARGUMENT = "(DISTINCT ...)";
 
@@ -69,6 +76,7 @@ public final class ViewAnalyzer {
         || refusal.construct().equals(AGGREGATE_OVER_AGGREGATE)
         || refusal.construct().equals(AGGREGATE_BELOW_UNION)
         || refusal.construct().equals(GROUPING_SETS)
+        || refusal.construct().equals(NO_BASE_TABLE)
         || refusal.construct().endsWith(DISTINCT_ARGUMENT);
   }
 
@@ -126,7 +134,7 @@ public final class ViewAnalyzer {
     analyzer.windowProject = WindowPartitions.find(view);
     analyzer.visit(view);
     if (analyzer.baseTables.isEmpty()) {
-      throw UnsupportedViewException.notYet(viewName, "a query without a base table");
+      throw UnsupportedViewException.notYet(viewName, NO_BASE_TABLE);
     }
     Aggregate aggregate = analyzer.aggregate;
     MergeStrategy strategy;

@@ -109,6 +109,10 @@ public class ChangeOuterJoinRule extends RelRule<ChangeOuterJoinRule.Config>
       }
       keyColumn.add(otherKeys.indexOf(expression));
     }
+    if (otherKeys.isEmpty()) {
+      // no key: D is one row if the other side has a row, none if not
+      otherKeys.add(rex.makeLiteral(true));
+    }
     // a set: RelBuilder leaves out the DISTINCT where declared keys prove the rows distinct
     builder.project(otherKeys).distinct();
     RelNode keys = builder.build();

@@ -19,7 +19,8 @@ import org.apache.calcite.util.ImmutableBitSet;
  *
  * <p>Expressions are in the join's coordinates: the left input's fields first, then the right's.
  *
- * @param keys the equalities between the two sides, at least one
+ * @param keys the equalities between the two sides; none for a join on a condition of one side each
+ *     (an uncorrelated {@code NOT EXISTS}: every row matches once the other side has one)
  * @param leftOnly conjuncts that read the left input only, or no input
  * @param rightOnly conjuncts that read the right input only
  */
@@ -37,7 +38,7 @@ public record OuterJoinCondition(
 
   /**
    * The split condition of {@code join}, or nothing if some conjunct compares the two inputs other
-   * than by an equality of one expression of each, or if none equates them.
+   * than by an equality of one expression of each.
    */
   public static Optional<OuterJoinCondition> of(Join join) {
     int leftColumns = join.getLeft().getRowType().getFieldCount();
@@ -84,8 +85,6 @@ public record OuterJoinCondition(
         return Optional.empty();
       }
     }
-    OuterJoinCondition condition =
-        new OuterJoinCondition(keys.build(), leftOnly.build(), rightOnly.build());
-    return condition.keys().isEmpty() ? Optional.empty() : Optional.of(condition);
+    return Optional.of(new OuterJoinCondition(keys.build(), leftOnly.build(), rightOnly.build()));
   }
 }

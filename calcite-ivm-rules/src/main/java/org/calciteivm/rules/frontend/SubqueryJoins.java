@@ -6,10 +6,14 @@ import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelShuttleImpl;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.Correlate;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.rules.SubQueryRemoveRule;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
@@ -68,7 +72,41 @@ final class SubqueryJoins {
     HepPlanner planner =
         new HepPlanner(new HepProgramBuilder().addRuleInstance(filters.toRule()).build());
     planner.setRoot(rel);
-    return planner.findBestExp();
+    RelNode joined = planner.findBestExp();
+    if (hasCorrelation(joined) && hasConstantDistinct(joined)) {
+      // Calcite's decorrelator drops a constant group key (the TRUE of an uncorrelated EXISTS)
+      // and with it the subquery: its rows become one constant row, a wrong result
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "an uncorrelated EXISTS or NOT EXISTS beside a correlated subquery",
+          "write NOT EXISTS (q) as (SELECT COUNT(*) FROM ...) = 0, or EXISTS (q) as ... > 0");
+    }
+    return joined;
+  }
+
+  /** Whether {@code rel} has a correlated join left, which the decorrelator will rewrite. */
+  private static boolean hasCorrelation(RelNode rel) {
+    return rel instanceof Correlate
+        || rel.getInputs().stream().anyMatch(SubqueryJoins::hasCorrelation);
+  }
+
+  /**
+   * Whether {@code rel} has a DISTINCT whose keys are all constants outside a correlated subquery
+   * (inside one, the correlation becomes a key too).
+   */
+  private static boolean hasConstantDistinct(RelNode rel) {
+    if (rel instanceof Correlate correlate) {
+      return hasConstantDistinct(correlate.getLeft());
+    }
+    if (rel instanceof Aggregate aggregate
+        && aggregate.getAggCallList().isEmpty()
+        && aggregate.getGroupCount() > 0
+        && aggregate.getInput() instanceof Project project
+        && aggregate.getGroupSet().asList().stream()
+            .allMatch(key -> project.getProjects().get(key) instanceof RexLiteral)) {
+      return true;
+    }
+    return rel.getInputs().stream().anyMatch(SubqueryJoins::hasConstantDistinct);
   }
 
   /** Whether {@code condition} has subqueries, and all are {@code EXISTS} or {@code IN}. */
