@@ -34,6 +34,7 @@ import org.calciteivm.jdbc.refresh.FromFirst;
 import org.calciteivm.jdbc.refresh.GroupByAll;
 import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
+import org.calciteivm.jdbc.refresh.ListLiterals;
 import org.calciteivm.jdbc.refresh.NotInSubqueries;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.refresh.ScalarSubqueries;
@@ -104,7 +105,8 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              // DuckDB's FROM-first order, SEMI/ANTI JOIN and GROUP BY ALL written out, NOT IN
+              // DuckDB's FROM-first order, list literals, SEMI/ANTI JOIN and GROUP BY ALL written
+              // out, NOT IN
               // written as an anti-join and counts, scalar subqueries moved into FROM: the
               // catalog keeps the query every step reads
               GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
@@ -112,7 +114,8 @@ public final class MaterializedViews {
                   ScalarSubqueries.rewrite(
                       NotInSubqueries.rewrite(
                           GroupByAll.expand(
-                              SemiAntiJoins.rewrite(FromFirst.rewrite(statement.query())),
+                              SemiAntiJoins.rewrite(
+                                  ListLiterals.rewrite(FromFirst.rewrite(statement.query()))),
                               functions)),
                       functions);
               String inPlace =
