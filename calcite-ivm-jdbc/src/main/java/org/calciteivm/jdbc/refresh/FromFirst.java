@@ -14,8 +14,11 @@ import org.calciteivm.jdbc.sql.SqlToken;
 public final class FromFirst {
   private FromFirst() {}
 
-  /** The clauses that end a {@code SELECT} list written after {@code FROM}. */
-  private static final Set<String> AFTER_SELECT =
+  /**
+   * The clauses that may follow a FROM clause (and end a {@code SELECT} list written after {@code
+   * FROM}).
+   */
+  static final Set<String> AFTER_FROM =
       Set.of(
           "WHERE",
           "GROUP",
@@ -50,7 +53,7 @@ public final class FromFirst {
           && select >= 0
           && end < 0
           && token.kind() == SqlToken.Kind.WORD
-          && AFTER_SELECT.contains(token.upper())) {
+          && AFTER_FROM.contains(token.upper())) {
         end = i;
       }
       if (token.kind() == SqlToken.Kind.SEMICOLON) {

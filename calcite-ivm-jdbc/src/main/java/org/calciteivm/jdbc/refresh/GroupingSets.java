@@ -12,12 +12,9 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
-import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.util.Litmus;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
  * {@code GROUPING SETS}, {@code ROLLUP} and {@code CUBE}, written out as the {@code UNION ALL} of
@@ -67,16 +64,8 @@ public final class GroupingSets {
    *     the union cannot carry ({@code WINDOW}, {@code QUALIFY})
    */
   public static String expand(String query, Connection duckDb) throws SQLException {
-    SqlNode parsed;
-    try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
-    } catch (SqlParseException e) {
-      return query; // the planner reports the syntax error
-    }
-    if (parsed.getKind() == SqlKind.ORDER_BY) {
-      parsed = ((SqlCall) parsed).operand(0);
-    }
-    if (!(parsed instanceof SqlSelect select)
+    SqlSelect select = QueryText.outermostSelect(query);
+    if (select == null
         || select.getGroup() == null
         || select.getGroup().stream().noneMatch(GroupingSets::isGroupingConstruct)) {
       return query;

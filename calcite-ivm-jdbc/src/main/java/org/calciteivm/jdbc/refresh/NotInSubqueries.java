@@ -7,10 +7,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSelect;
-import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
  * {@code x NOT IN (SELECT y ...)} as a condition of the outermost query's WHERE clause, written as
@@ -38,16 +35,8 @@ public final class NotInSubqueries {
 
   /** {@code query} with its {@code NOT IN} conjuncts written out; itself if it has none. */
   public static String rewrite(String query) throws SQLException {
-    SqlNode parsed;
-    try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
-    } catch (SqlParseException e) {
-      return query; // the planner reports the syntax error
-    }
-    if (parsed.getKind() == SqlKind.ORDER_BY) {
-      parsed = ((SqlCall) parsed).operand(0);
-    }
-    if (!(parsed instanceof SqlSelect select) || select.getWhere() == null) {
+    SqlSelect select = QueryText.outermostSelect(query);
+    if (select == null || select.getWhere() == null) {
       return query;
     }
     QueryText text = new QueryText(query);

@@ -8,9 +8,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
@@ -46,6 +50,23 @@ final class QueryText {
         matchingParenthesis.put(open.pop(), i);
       }
     }
+  }
+
+  /**
+   * The outermost SELECT of {@code query} (under its ORDER BY, if any); null if the query is
+   * another one (a set operation, VALUES) or does not parse, which the planner then reports.
+   */
+  static @Nullable SqlSelect outermostSelect(String query) {
+    SqlNode parsed;
+    try {
+      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
+    } catch (SqlParseException e) {
+      return null;
+    }
+    if (parsed.getKind() == SqlKind.ORDER_BY) {
+      parsed = ((SqlCall) parsed).operand(0);
+    }
+    return parsed instanceof SqlSelect select ? select : null;
   }
 
   String query() {

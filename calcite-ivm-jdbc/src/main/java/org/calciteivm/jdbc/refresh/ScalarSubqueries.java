@@ -15,12 +15,9 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
-import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
  * Uncorrelated scalar subqueries that aggregate without grouping ({@code WHERE x > (SELECT AVG(y)
@@ -43,16 +40,8 @@ public final class ScalarSubqueries {
 
   /** {@code query} with its scalar subqueries moved; {@code query} itself if it has none. */
   public static String rewrite(String query, GroupByAll.Functions functions) throws SQLException {
-    SqlNode parsed;
-    try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
-    } catch (SqlParseException e) {
-      return query; // the planner reports the syntax error
-    }
-    if (parsed.getKind() == SqlKind.ORDER_BY) {
-      parsed = ((SqlCall) parsed).operand(0);
-    }
-    if (!(parsed instanceof SqlSelect select) || select.getFrom() == null) {
+    SqlSelect select = QueryText.outermostSelect(query);
+    if (select == null || select.getFrom() == null) {
       return query;
     }
     List<SqlSelect> found = new ArrayList<>();

@@ -20,21 +20,6 @@ import org.calciteivm.jdbc.sql.SqlToken;
 public final class SemiAntiJoins {
   private SemiAntiJoins() {}
 
-  /** The clauses that end a FROM clause. */
-  private static final Set<String> AFTER_FROM =
-      Set.of(
-          "WHERE",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "OFFSET",
-          "UNION",
-          "INTERSECT",
-          "EXCEPT");
-
   /** The words that start the next join of a FROM clause, which ends an ON condition. */
   private static final Set<String> JOIN_WORDS =
       Set.of(
@@ -81,7 +66,7 @@ public final class SemiAntiJoins {
           && from >= 0
           && fromEnd == tokens.size()
           && token.kind() == SqlToken.Kind.WORD
-          && AFTER_FROM.contains(token.upper())) {
+          && FromFirst.AFTER_FROM.contains(token.upper())) {
         fromEnd = i;
         where = token.isKeyword("WHERE") ? i : -1;
       } else if (depth == 0
@@ -190,7 +175,7 @@ public final class SemiAntiJoins {
       } else if (token.kind() == SqlToken.Kind.SEMICOLON
           || depth == 0
               && token.kind() == SqlToken.Kind.WORD
-              && AFTER_FROM.contains(token.upper())
+              && FromFirst.AFTER_FROM.contains(token.upper())
               && !token.isKeyword("WHERE")) {
         return i;
       }
