@@ -169,6 +169,17 @@ public final class TpchViews {
           AND EXISTS (SELECT * FROM lineitem
                       WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)
         GROUP BY o_orderpriority""");
+    // Q1 with subtotals per return flag and a grand total: a union of three aggregates (issue 19)
+    views.put(
+        "q1_rollup",
+        """
+        SELECT l_returnflag, l_linestatus, SUM(l_quantity) AS sum_qty,
+               SUM(l_extendedprice * (1 - l_discount)) AS sum_disc_price,
+               AVG(l_discount) AS avg_disc, COUNT(*) AS count_order,
+               GROUPING(l_returnflag, l_linestatus) AS level
+        FROM lineitem
+        WHERE l_shipdate <= DATE '1998-09-02'
+        GROUP BY ROLLUP (l_returnflag, l_linestatus)""");
     return views;
   }
 }
