@@ -4,7 +4,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.ddl.ImmediateRefreshes;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;
 import org.calciteivm.jdbc.refresh.RefreshStatements;
 
@@ -20,8 +26,20 @@ public final class IvmConnection extends DelegatingConnection {
   private final RefreshStatements refreshStatements;
   private IvmSettings settings;
 
+  /** Whether closing this connection gives back its share of the database (a user's does). */
+  private final boolean counted;
+
   IvmConnection(IvmDatabase database, Connection duckDb, IvmSettings settings) {
+    this(database, duckDb, settings, true);
+  }
+
+  /**
+   * A connection; one not {@code counted} is the driver's own ({@link
+   * IvmDatabase#internalConnection}), which does not keep the database open.
+   */
+  IvmConnection(IvmDatabase database, Connection duckDb, IvmSettings settings, boolean counted) {
     super(duckDb);
+    this.counted = counted;
     this.database = database;
     this.settings = settings;
     this.transaction = new TransactionState(database, duckDb);
@@ -60,11 +78,31 @@ public final class IvmConnection extends DelegatingConnection {
 
   /**
    * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
-   * #atomically atomically}; an auto-commit write that conflicts is run again ({@link
+   * #atomically atomically}, followed by the refresh of the immediate views it changes ({@link
+   * ImmediateRefreshes}); an auto-commit write that conflicts is run again ({@link
    * TransactionState#capturing}).
    */
   public <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
-    return transaction.capturing(tableId, capture);
+    CatalogSnapshot catalog = database.catalog();
+    List<ViewEntry> immediate = ImmediateRefreshes.affectedBy(catalog, tableId);
+    if (immediate.isEmpty()) {
+      return transaction.capturing(tableId, Map.of(), capture);
+    }
+    Map<Integer, String> views = new LinkedHashMap<>();
+    immediate.forEach(view -> views.put(view.id(), view.name()));
+    String table = catalog.trackedTable(tableId).relation().displayName();
+    return transaction.capturing(
+        tableId,
+        views,
+        () -> {
+          T result = capture.run();
+          try {
+            ImmediateRefreshes.refresh(this, immediate, table);
+          } catch (SQLException e) {
+            throw Conflicts.isConflict(e) ? e : new TransactionState.MaintenanceFailure(e);
+          }
+          return result;
+        });
   }
 
   /** Conflicts of auto-commit writes that this connection ran again, so far. */
@@ -187,7 +225,9 @@ public final class IvmConnection extends DelegatingConnection {
     } finally {
       // DuckDB rolls back the open transaction of a closed connection
       transaction.closed();
-      database.release();
+      if (counted) {
+        database.release();
+      }
     }
   }
 

@@ -18,6 +18,7 @@ import org.calciteivm.jdbc.capture.RowClaims;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.duckdb.DuckDBConnection;
 
 /**
@@ -48,14 +49,41 @@ public final class IvmDatabase {
   /** The rows captured writes of open and recently ended transactions change. */
   private final RowClaims rowClaims = new RowClaims();
 
+  private final ImmediateViewLocks immediateViewLocks = new ImmediateViewLocks();
+
   /** Per view, the capture generations of its base tables read before its last refresh began. */
   private final Map<Integer, List<Long>> refreshedAt = new ConcurrentHashMap<>();
+
+  /** Whether the database is read-only: nothing is scheduled on it. */
+  private final boolean readOnly;
+
+  /** The scheduler of scheduled views, once the catalog has one; null before. */
+  private @Nullable RefreshScheduler scheduler;
 
   private IvmDatabase(String key, DuckDBConnection root) throws SQLException {
     this.key = key;
     this.root = root;
+    this.readOnly = IvmCatalog.isReadOnly(root);
     IvmCatalog.open(root);
     this.catalog = IvmCatalog.load(root);
+    scheduleIfNeeded();
+  }
+
+  /** Starts the scheduler if the catalog has a scheduled view and none runs yet. */
+  private synchronized void scheduleIfNeeded() {
+    if (scheduler == null
+        && !readOnly
+        && catalog.views().stream().anyMatch(view -> view.timing().isScheduled())) {
+      scheduler = RefreshScheduler.start(this, key == null ? "in-memory" : key);
+    }
+  }
+
+  /**
+   * A connection of the driver's own to this database, for work of its own (the scheduler's); it
+   * does not keep the database open. The caller closes it.
+   */
+  IvmConnection internalConnection() throws SQLException {
+    return new IvmConnection(this, root.duplicate(), IvmSettings.defaults(), false);
   }
 
   /**
@@ -104,6 +132,9 @@ public final class IvmDatabase {
         if (key != null) {
           OPEN.remove(key);
         }
+        if (scheduler != null) {
+          scheduler.stop();
+        }
         root.close();
       }
     }
@@ -134,6 +165,7 @@ public final class IvmDatabase {
         return change.run();
       } finally {
         catalog = IvmCatalog.load(root);
+        scheduleIfNeeded();
       }
     } finally {
       catalogLock.unlock();
@@ -186,6 +218,11 @@ public final class IvmDatabase {
    */
   public void refreshed(int viewId, List<Long> generations) {
     refreshedAt.put(viewId, List.copyOf(generations));
+  }
+
+  /** Which transaction maintains each immediate view ({@link ImmediateViewLocks}). */
+  ImmediateViewLocks immediateViewLocks() {
+    return immediateViewLocks;
   }
 
   /** The row claims of the captured writes to this database ({@link RowClaims}). */

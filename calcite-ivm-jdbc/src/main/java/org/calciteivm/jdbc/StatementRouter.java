@@ -14,6 +14,7 @@ import org.calciteivm.jdbc.ddl.RefreshExplanation;
 import org.calciteivm.jdbc.ddl.SchemaGuard;
 import org.calciteivm.jdbc.ddl.ViewRefreshes;
 import org.calciteivm.jdbc.sql.ParsedStatement;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
@@ -75,6 +76,10 @@ final class StatementRouter {
     }
     if (parsed instanceof RefreshMaterializedView refresh) {
       return new Count(ViewRefreshes.refresh(connection, refresh.name(), false).changeRows());
+    }
+    if (parsed instanceof AlterMaterializedView alter) {
+      MaterializedViews.alter(connection, alter);
+      return new Count(0);
     }
     if (parsed instanceof DropMaterializedView drop) {
       MaterializedViews.drop(connection, drop);

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
@@ -62,7 +63,9 @@ final class TransactionState {
 
   /**
    * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
-   * #atomically atomically}, and tells the database once the transaction it ran in has ended.
+   * #atomically atomically}, and tells the database once the transaction it ran in has ended. The
+   * write maintains {@code immediateViews} (by id, with their names), which the transaction holds
+   * until it ends ({@link ImmediateViewLocks}).
    *
    * <p>In auto-commit mode a write that conflicts with a concurrent transaction is run again from
    * the start (its transaction was the driver's own, and rolled back), at most {@link
@@ -71,15 +74,21 @@ final class TransactionState {
    * fails at once. Inside a client's transaction a conflict fails with SQLState 40001 and aborts
    * the transaction.
    */
-  <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
+  <T> T capturing(int tableId, Map<Integer, String> immediateViews, SqlWork<T> capture)
+      throws SQLException {
     if (inTransaction()) {
+      // the views stay this transaction's until it ends
+      database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
       return capturingInTransaction(tableId, capture);
     }
     return Conflicts.retrying(
         attempt -> {
           T result;
+          database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
           try (RowClaims.Scope scope = claims.enter()) {
             result = ownTransaction(capture, () -> database.capturesEnded(List.of(tableId)));
+          } finally {
+            database.immediateViewLocks().release(this);
           }
           if (attempt > 1 && result instanceof int[] counts && counts.length == 0) {
             // the first attempt ran the batch, and DuckDB cleared it: this one wrote nothing (not
@@ -100,6 +109,10 @@ final class TransactionState {
       result = capture.run();
     } catch (SQLException e) {
       if (!Conflicts.isConflict(e)) {
+        if (e instanceof MaintenanceFailure) {
+          // the write went through but not the views it changes: nothing of it may commit
+          abortDuckDbTransaction();
+        }
         throw e;
       }
       abortedBy = e;
@@ -145,6 +158,16 @@ final class TransactionState {
     }
   }
 
+  /**
+   * A captured write went through but the refresh of an immediate view it changes failed: the write
+   * must not commit without it.
+   */
+  static final class MaintenanceFailure extends SQLException {
+    MaintenanceFailure(SQLException cause) {
+      super(cause.getMessage(), cause.getSQLState(), cause);
+    }
+  }
+
   /** Conflicts of auto-commit writes that this connection ran again, so far. */
   long conflictRetries() {
     return conflictRetries.get();
@@ -157,6 +180,7 @@ final class TransactionState {
   private void transactionEnded(boolean mayHaveCommitted) {
     abortedBy = null;
     claims.end(mayHaveCommitted);
+    database.immediateViewLocks().release(this);
     if (!capturedInTransaction.isEmpty()) {
       database.capturesEnded(capturedInTransaction);
       capturedInTransaction.clear();
@@ -216,6 +240,11 @@ final class TransactionState {
         claims.end(commitTried);
         if (commitTried) {
           afterCommit.run();
+        }
+        // change logs that immediate refreshes in it wrote
+        if (!capturedInTransaction.isEmpty()) {
+          database.capturesEnded(capturedInTransaction);
+          capturedInTransaction.clear();
         }
       }
     }

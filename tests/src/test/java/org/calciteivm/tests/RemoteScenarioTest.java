@@ -45,7 +45,8 @@ class RemoteScenarioTest {
           "agg_types.test",
           "agg_minmax.test",
           "join_four_way.test",
-          "join_foreign_keys.test");
+          "join_foreign_keys.test",
+          "refresh_immediate.test");
 
   /** Opens a database file by starting a server over it; closing it stops the server. */
   static final ScenarioRunner.Databases REMOTE =

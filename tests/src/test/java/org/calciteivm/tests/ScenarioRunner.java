@@ -41,8 +41,9 @@ import java.util.regex.Pattern;
  *
  * <p>{@code __TEST_DIR__} in SQL is replaced by a temporary directory. The runner remembers the
  * query of every materialized view it creates and compares the view with it after each successful
- * CREATE and REFRESH MATERIALIZED VIEW ({@link ViewCheck}). After a failed statement outside an
- * explicit transaction it checks that the database (catalog and table contents) is unchanged.
+ * CREATE and REFRESH MATERIALIZED VIEW ({@link ViewCheck}), and every immediate view after every
+ * successful statement (without refreshing it). After a failed statement outside an explicit
+ * transaction it checks that the database (catalog and table contents) is unchanged.
  *
  * <p>Every connection is opened with the same JDBC properties, none unless given to {@link
  * #run(Path, Properties)}. Connections are those of the calcite-ivm driver to the database file,
@@ -55,7 +56,7 @@ final class ScenarioRunner implements AutoCloseable {
       Pattern.compile(
           "\\s*CREATE\\s+MATERIALIZED\\s+VIEW\\s+(IF\\s+NOT\\s+EXISTS\\s+)?"
               + NAME
-              + "\\s+AS\\s(.*)",
+              + "\\s+(?:WITH\\s*\\((?:[^()']|'[^']*')*\\)\\s*)?AS\\s(.*)",
           Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private static final Pattern REFRESH_VIEW =
       Pattern.compile(
@@ -251,6 +252,25 @@ final class ScenarioRunner implements AutoCloseable {
       check(viewNamed(refresh.group(1), where), where);
     } else if (drop.matches()) {
       views.remove(key(drop.group(2)));
+    }
+    checkImmediateViews(where);
+  }
+
+  /**
+   * Compares every immediate materialized view ({@code WITH (refresh = 'immediate')}) with its
+   * query, on the current connection: a write must have maintained them before it returned, in its
+   * own transaction too.
+   */
+  private void checkImmediateViews(String where) throws SQLException {
+    if (views.isEmpty()) {
+      return;
+    }
+    for (String name :
+        ViewCheck.rows(connection, "SELECT name FROM ivm_views WHERE refresh = 'immediate'")) {
+      View view = views.get(key(quote(name)));
+      if (view != null) {
+        check(view, where + " (immediate view " + name + ")");
+      }
     }
   }
 

@@ -34,13 +34,17 @@ import org.calciteivm.core.ZSets;
  *   <li>{@code views}: materialized views, their query, strategy and hidden columns, and the
  *       statistics of their last refresh;
  *   <li>{@code view_inputs}: per view and base table, the epoch up to which the view has consumed
- *       the table's delta (its watermark).
+ *       the table's delta (its watermark);
+ *   <li>{@code schedules}: per scheduled view ({@link RefreshTiming}), when the scheduler refreshes
+ *       it next and the error of its last refresh if it failed. Only the scheduler writes it after
+ *       its refreshes (besides CREATE, ALTER and DROP), so it never conflicts with them.
  * </ul>
  */
 public final class IvmCatalog {
   static final String TABLES = IvmNames.qualified(IvmNames.SCHEMA, "tables");
   static final String VIEWS = IvmNames.qualified(IvmNames.SCHEMA, "views");
   static final String INPUTS = IvmNames.qualified(IvmNames.SCHEMA, "view_inputs");
+  static final String SCHEDULES = IvmNames.qualified(IvmNames.SCHEMA, "schedules");
   private static final String IDS = IvmNames.qualified(IvmNames.SCHEMA, "ids");
 
   /** The columns of {@code views} added after its first release, with their definitions. */
@@ -55,7 +59,9 @@ public final class IvmCatalog {
           "refresh_costs " + RefreshStatistics.COSTS_TYPE,
           "last_refresh_mode VARCHAR",
           "last_merge_ms DOUBLE",
-          "owner_view_id INTEGER");
+          "owner_view_id INTEGER",
+          "refresh_timing VARCHAR NOT NULL DEFAULT 'deferred'",
+          "refresh_interval_ms BIGINT NOT NULL DEFAULT 0");
 
   /** The columns of {@code view_inputs} added after its first release. */
   private static final List<String> ADDED_INPUT_COLUMNS = List.of("columns_read VARCHAR[]");
@@ -87,9 +93,12 @@ public final class IvmCatalog {
         DuckDbCatalog.read(connection).find("main", IvmNames.SYSTEM_VIEW);
     boolean otherBuilds = programs && StoredPrograms.hasOtherBuilds(connection);
     boolean pendingViewsMissing = exists && missing.isEmpty() && missingPendingViews(connection);
+    boolean schedules =
+        exists && !DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "schedules").isEmpty();
     if (exists
         && missing.isEmpty()
         && programs
+        && schedules
         && systemView.isPresent()
         && !otherBuilds
         && !pendingViewsMissing) {
@@ -113,7 +122,8 @@ public final class IvmCatalog {
           }
         }
       }
-      if (systemView.isEmpty() || (!missing.isEmpty() && !systemView.get().isTable())) {
+      boolean olderSystemView = !missing.isEmpty() || !schedules;
+      if (systemView.isEmpty() || (olderSystemView && !systemView.get().isTable())) {
         SystemView.replace(connection);
       }
       connection.commit();
@@ -160,7 +170,8 @@ public final class IvmCatalog {
     }
   }
 
-  private static boolean isReadOnly(Connection connection) throws SQLException {
+  /** Whether the database of {@code connection} is read-only. */
+  public static boolean isReadOnly(Connection connection) throws SQLException {
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
@@ -193,6 +204,11 @@ public final class IvmCatalog {
               + " watermark BIGINT NOT NULL"
               + columnDefinitions(ADDED_INPUT_COLUMNS)
               + ")");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + SCHEDULES
+              + " (view_id INTEGER NOT NULL, next_refresh_at TIMESTAMP NOT NULL,"
+              + " last_error VARCHAR, last_error_at TIMESTAMP)");
       s.execute(
           "CREATE TABLE IF NOT EXISTS "
               + IDS
@@ -255,12 +271,19 @@ public final class IvmCatalog {
         }
       }
     }
-    record Row(int id, String name, String query, MergeStrategy strategy, Integer owner) {}
+    record Row(
+        int id,
+        String name,
+        String query,
+        MergeStrategy strategy,
+        Integer owner,
+        RefreshTiming timing) {}
     Map<Integer, Row> rows = new LinkedHashMap<>();
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT view_id, view_name, query, strategy, owner_view_id FROM "
+                "SELECT view_id, view_name, query, strategy, owner_view_id, refresh_timing,"
+                    + " refresh_interval_ms FROM "
                     + VIEWS
                     + " ORDER BY 1")) {
       while (rs.next()) {
@@ -273,7 +296,8 @@ public final class IvmCatalog {
                 rs.getString(2),
                 rs.getString(3),
                 MergeStrategy.valueOf(rs.getString(4)),
-                ownerViewId));
+                ownerViewId,
+                RefreshTiming.stored(rs.getString(6), rs.getLong(7))));
       }
     }
     Set<Integer> owners =
@@ -300,7 +324,8 @@ public final class IvmCatalog {
                   : null,
               row.owner(),
               served,
-              owners.contains(id)));
+              owners.contains(id),
+              row.timing()));
     }
     return new CatalogSnapshot(tables, views);
   }
@@ -381,10 +406,86 @@ public final class IvmCatalog {
     }
   }
 
-  /** Forgets a view, its inputs and its stored programs. */
+  /**
+   * Sets when view {@code viewId} is refreshed; a scheduled view is refreshed next one interval
+   * from now, and its last error is forgotten.
+   */
+  public static void setTiming(Connection connection, int viewId, RefreshTiming timing)
+      throws SQLException {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "UPDATE "
+                + VIEWS
+                + " SET refresh_timing = ?, refresh_interval_ms = ? WHERE view_id = ?")) {
+      s.setString(1, timing.text());
+      s.setLong(2, timing.intervalMillis());
+      s.setInt(3, viewId);
+      s.executeUpdate();
+    }
+    try (Statement s = connection.createStatement()) {
+      s.execute("DELETE FROM " + SCHEDULES + " WHERE view_id = " + viewId);
+    }
+    if (timing.isScheduled()) {
+      try (PreparedStatement s =
+          connection.prepareStatement(
+              "INSERT INTO "
+                  + SCHEDULES
+                  + " (view_id, next_refresh_at) VALUES (?, timezone('UTC', current_timestamp)"
+                  + " + to_milliseconds(?))")) {
+        s.setInt(1, viewId);
+        s.setLong(2, timing.intervalMillis());
+        s.executeUpdate();
+      }
+    }
+  }
+
+  /**
+   * Records the end of a scheduled refresh of view {@code viewId}: the next one is due {@code
+   * nextInMillis} from now, and it failed with {@code error} (null if it succeeded, which forgets
+   * the last error). Runs in the caller's transaction.
+   */
+  public static void recordScheduledRefresh(
+      Connection connection, int viewId, long nextInMillis, String error) throws SQLException {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "UPDATE "
+                + SCHEDULES
+                + " SET next_refresh_at = timezone('UTC', current_timestamp) + to_milliseconds(?),"
+                + " last_error = CAST(? AS VARCHAR), last_error_at = CASE WHEN ? IS NULL THEN NULL"
+                + " ELSE timezone('UTC', current_timestamp) END WHERE view_id = ?")) {
+      s.setLong(1, nextInMillis);
+      s.setString(2, error);
+      s.setString(3, error);
+      s.setInt(4, viewId);
+      s.executeUpdate();
+    }
+  }
+
+  /**
+   * Per scheduled view, how many milliseconds from now its next refresh is due (negative if it is
+   * overdue), as the catalog of {@code connection} records it.
+   */
+  public static Map<Integer, Long> scheduledRefreshesDue(Connection connection)
+      throws SQLException {
+    Map<Integer, Long> due = new HashMap<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT view_id, epoch_ms(next_refresh_at)"
+                    + " - epoch_ms(timezone('UTC', current_timestamp)) FROM "
+                    + SCHEDULES)) {
+      while (rs.next()) {
+        due.put(rs.getInt(1), rs.getLong(2));
+      }
+    }
+    return due;
+  }
+
+  /** Forgets a view, its inputs, its schedule and its stored programs. */
   public static void removeView(Connection connection, int viewId) throws SQLException {
     StoredPrograms.forget(connection, List.of(viewId));
     try (Statement s = connection.createStatement()) {
+      s.execute("DELETE FROM " + SCHEDULES + " WHERE view_id = " + viewId);
       s.execute("DELETE FROM " + INPUTS + " WHERE view_id = " + viewId);
       s.execute("DELETE FROM " + VIEWS + " WHERE view_id = " + viewId);
     }

@@ -18,7 +18,9 @@ import org.calciteivm.core.IvmNames;
  * lists the base tables its hidden views read, with their pending rows, as its own, and the number
  * of its hidden views with their rows and estimated bytes (the space its maintenance costs: rows
  * times the columns' widths, 16 bytes per string or nested value, DuckDB's size of a string before
- * compression). {@code reads_views} lists the materialized views among its inputs.
+ * compression). {@code reads_views} lists the materialized views among its inputs. {@code refresh}
+ * says when the view is refreshed ({@link RefreshTiming}); a scheduled view has its next refresh
+ * and the error of its last one if it failed.
  *
  * <p>It names every delta table, so it is replaced in the transaction of every change of the set of
  * tracked tables (CREATE and DROP MATERIALIZED VIEW).
@@ -114,7 +116,8 @@ public final class SystemView {
         "  WHERE h.owner_view_id IS NOT NULL",
         "  GROUP BY 1)",
         "SELECT v.view_name AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
-        "  v.strategy, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
+        "  v.strategy, v.refresh_timing AS refresh, sc.next_refresh_at, sc.last_error,",
+        "  sc.last_error_at, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
         "  v.last_refresh_ms, v.last_refresh_mode, v.last_merge_ms,",
         "  map(list(i.base_table ORDER BY i.table_id), list(i.change_rows ORDER BY i.table_id))",
         "    AS pending_rows,",
@@ -128,6 +131,7 @@ public final class SystemView {
         "LEFT JOIN " + catalog + "views r ON r.owner_view_id IS NULL",
         "  AND lower(i.base_table) = lower(r.view_name)",
         "LEFT JOIN states st ON st.view_id = v.view_id",
+        "LEFT JOIN " + catalog + "schedules sc ON sc.view_id = v.view_id",
         "GROUP BY ALL",
         "ORDER BY name");
   }

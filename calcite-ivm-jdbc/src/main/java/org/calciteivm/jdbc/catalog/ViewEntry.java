@@ -24,6 +24,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param servedView for a hidden view, the name of the user's view it serves (its owner, or its
  *     owner's owner...); null for a user's view
  * @param splitsQuery whether the view owns hidden views: it is planned with its query split
+ * @param timing when the view is refreshed (a hidden view: as its owner)
  */
 public record ViewEntry(
     int id,
@@ -34,7 +35,8 @@ public record ViewEntry(
     @Nullable ImmutableMap<Integer, ImmutableSet<String>> columnsRead,
     @Nullable Integer ownerViewId,
     @Nullable String servedView,
-    boolean splitsQuery) {
+    boolean splitsQuery,
+    RefreshTiming timing) {
 
   /** Whether this is a hidden view, which the view {@link #ownerViewId} keeps. */
   public boolean isHidden() {

@@ -25,6 +25,7 @@ import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
+import org.calciteivm.jdbc.catalog.RefreshTiming;
 import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -42,6 +43,7 @@ import org.calciteivm.jdbc.refresh.SemiAntiJoins;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
+import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
@@ -63,6 +65,7 @@ public final class MaterializedViews {
       throws SQLException {
     String name = viewName(statement.name());
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
+    RefreshTiming timing = timing(connection, statement.options().get("refresh"));
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
     // the programs of the views the new one reads that write a change log now
@@ -71,7 +74,7 @@ public final class MaterializedViews {
     // change log would not write the change the new view's first state misses
     database.refreshing(
         () -> {
-          createLocked(connection, statement, name, replanned);
+          createLocked(connection, statement, name, timing, replanned);
           replanned.forEach(database::cacheProgram);
           return null;
         });
@@ -81,6 +84,7 @@ public final class MaterializedViews {
       IvmConnection connection,
       CreateMaterializedView statement,
       String name,
+      RefreshTiming timing,
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
     IvmDatabase database = connection.database();
@@ -125,13 +129,19 @@ public final class MaterializedViews {
                               0, statement.queryInPlace().length() - statement.query().length())
                       + query;
               return connection.atomically(
-                  () ->
-                      createInTransaction(
-                          database,
-                          duckDb,
-                          new Definition(name, query, inPlace, null),
-                          connection.settings(),
-                          replanned));
+                  () -> {
+                    Created made =
+                        createInTransaction(
+                            database,
+                            duckDb,
+                            new Definition(name, query, inPlace, null),
+                            connection.settings(),
+                            replanned);
+                    if (timing != RefreshTiming.DEFERRED) {
+                      IvmCatalog.setTiming(duckDb, made.view().id(), timing);
+                    }
+                    return made;
+                  });
             });
     if (created != null) {
       database.cacheProgram(created.view().id(), created.program());
@@ -279,7 +289,8 @@ public final class MaterializedViews {
             read.build(),
             definition.owner(),
             null,
-            splits);
+            splits,
+            RefreshTiming.DEFERRED);
     for (TrackedTable input : tracked) {
       if (tableIds.contains(input.id())) {
         ChangeLogs.createPendingViews(duckDb, input, List.of(id));
@@ -355,6 +366,47 @@ public final class MaterializedViews {
               + "; write the subquery itself, or make it a materialized view",
           "42501");
     }
+  }
+
+  /** The timing the option {@code refresh} names, or the default if it is not given (null). */
+  private static RefreshTiming timing(IvmConnection connection, @Nullable String option)
+      throws SQLException {
+    return option == null
+        ? RefreshTiming.DEFERRED
+        : RefreshTiming.parse(connection.duckDb(), option);
+  }
+
+  /**
+   * {@code ALTER MATERIALIZED VIEW v SET (refresh = '...')} (or {@code RESET (refresh)}: deferred).
+   * A view made immediate is brought up to date in the same transaction, so that it is up to date
+   * from then on.
+   */
+  public static void alter(IvmConnection connection, AlterMaterializedView statement)
+      throws SQLException {
+    refuseHidden(connection, statement.name());
+    String name = viewName(statement.name());
+    requireNoTransaction(connection, "ALTER MATERIALIZED VIEW");
+    RefreshTiming timing = timing(connection, statement.options().get("refresh"));
+    IvmDatabase database = connection.database();
+    Connection duckDb = connection.duckDb();
+    // the same order of locks as CREATE: refreshes, then the catalog
+    database.refreshing(
+        () ->
+            database.changeCatalog(
+                () -> {
+                  Optional<ViewEntry> view = IvmCatalog.load(duckDb).view(name);
+                  if (view.isEmpty()) {
+                    throw notAView(duckDb, name);
+                  }
+                  return connection.atomically(
+                      () -> {
+                        if (timing.isImmediate()) {
+                          ViewRefreshes.refresh(connection, view.get(), false);
+                        }
+                        IvmCatalog.setTiming(duckDb, view.get().id(), timing);
+                        return null;
+                      });
+                }));
   }
 
   /**

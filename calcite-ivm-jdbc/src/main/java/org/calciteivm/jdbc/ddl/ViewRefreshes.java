@@ -61,7 +61,17 @@ public final class ViewRefreshes {
    */
   public static RefreshExecutor.Outcome refresh(
       IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
-    ViewEntry view = MaterializedViews.view(connection, name);
+    return refresh(connection, MaterializedViews.view(connection, name), timed);
+  }
+
+  /**
+   * Refreshes {@code view} of the catalog, after the views it reads; inside the open transaction if
+   * there is one.
+   *
+   * @param timed whether the outcome lists the statements run with their times
+   */
+  public static RefreshExecutor.Outcome refresh(
+      IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
     // the views it reads first, each in a transaction of its own unless the client's is open: a
     // view's change log keeps what the views reading it have not consumed

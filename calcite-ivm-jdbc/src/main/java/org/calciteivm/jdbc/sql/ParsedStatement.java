@@ -1,6 +1,9 @@
 package org.calciteivm.jdbc.sql;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.Map;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * What the driver needs to know about one statement before running it. Only IVM statements are
@@ -9,13 +12,26 @@ import com.google.common.collect.ImmutableList;
 public sealed interface ParsedStatement {
 
   /**
-   * {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query}.
+   * {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [WITH (option = 'value', ...)] AS query}.
    *
+   * @param options the options of {@code WITH (...)}, by lower-case name ({@link
+   *     StatementParser#VIEW_OPTIONS}), with their values as written (without quotes)
    * @param queryInPlace the query preceded by the statement's text before it, blanked, so that
    *     positions in it are the statement's (for messages)
    */
   record CreateMaterializedView(
-      ObjectName name, boolean ifNotExists, String query, String queryInPlace)
+      ObjectName name,
+      boolean ifNotExists,
+      ImmutableMap<String, String> options,
+      String query,
+      String queryInPlace)
+      implements ParsedStatement {}
+
+  /**
+   * {@code ALTER MATERIALIZED VIEW name SET (option = 'value', ...)}, or {@code RESET (option,
+   * ...)}, which sets each named option to its default (a null value in {@code options}).
+   */
+  record AlterMaterializedView(ObjectName name, Map<String, @Nullable String> options)
       implements ParsedStatement {}
 
   /** {@code REFRESH MATERIALIZED VIEW name}. */
