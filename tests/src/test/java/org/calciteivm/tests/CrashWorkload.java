@@ -61,13 +61,27 @@ import java.util.stream.IntStream;
  * Anything else the JVM prints goes to standard error.
  */
 final class CrashWorkload {
-  /** A materialized view of the workload. */
-  record View(String name, String query) {}
+  /**
+   * A materialized view of the workload, refreshed as {@code timing} says ({@code deferred}, {@code
+   * immediate} or {@code every <interval>}).
+   */
+  record View(String name, String query, String timing) {
+    View(String name, String query) {
+      this(name, query, "deferred");
+    }
+
+    /** Whether every write maintains it: then it equals its query after any crash, unrefreshed. */
+    boolean immediate() {
+      return timing.equals("immediate");
+    }
+  }
 
   /**
    * Views of each kind over the two base tables (and one over the log). {@code a_all} and {@code
    * b_all} read every column, so that equal to their tables after a refresh they show that every
-   * committed change was captured.
+   * committed change was captured. {@code a_groups} and {@code ab_groups} are immediate (every
+   * write maintains them, so kills land during their maintenance), {@code b_labels} is refreshed by
+   * the scheduler every 100 ms (so kills land during scheduled refreshes).
    */
   static final List<View> VIEWS =
       List.of(
@@ -79,15 +93,17 @@ final class CrashWorkload {
           new View(
               "a_groups",
               "SELECT grp, count(*) AS n, count(val) AS nv, sum(val) AS total, min(val) AS lo,"
-                  + " max(val) AS hi FROM a GROUP BY grp"),
+                  + " max(val) AS hi FROM a GROUP BY grp",
+              "immediate"),
           new View("b_totals", "SELECT count(*) AS n, sum(weight) AS w, max(label) AS top FROM b"),
-          new View("b_labels", "SELECT DISTINCT grp, label FROM b"),
+          new View("b_labels", "SELECT DISTINCT grp, label FROM b", "every 100 milliseconds"),
           new View(
               "ab_join", "SELECT a.id, a.val, b.label, b.weight FROM a JOIN b ON a.grp = b.grp"),
           new View(
               "ab_groups",
               "SELECT b.label, count(*) AS n, sum(a.val * b.weight) AS total, min(a.id) AS first"
-                  + " FROM a JOIN b ON a.grp = b.grp GROUP BY b.label"),
+                  + " FROM a JOIN b ON a.grp = b.grp GROUP BY b.label",
+              "immediate"),
           new View(
               "log_sizes",
               "SELECT statements, count(*) AS n, max(txn) AS last FROM log GROUP BY statements"));
@@ -131,7 +147,13 @@ final class CrashWorkload {
           "INSERT INTO b VALUES (0, 'x', 1, 0), (1, 'x', 2, 0), (1, 'y', NULL, 0), (2, NULL, 3, 0),"
               + " (3, 'z', 1, 0), (3, 'z', 1, 0), (NULL, 'y', 2, 0), (4, 'y', 5, 0)");
       for (View view : VIEWS) {
-        s.execute("CREATE MATERIALIZED VIEW " + view.name() + " AS " + view.query());
+        s.execute(
+            "CREATE MATERIALIZED VIEW "
+                + view.name()
+                + " WITH (refresh = '"
+                + view.timing()
+                + "') AS "
+                + view.query());
       }
     }
   }
