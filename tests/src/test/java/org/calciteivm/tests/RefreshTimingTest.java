@@ -207,6 +207,10 @@ class RefreshTimingTest {
       first.setAutoCommit(true);
       ViewCheck.assertMatches(first, "groups", GROUPS, "after both writes");
       assertThat(ViewCheck.rows(first, "SELECT n, total FROM groups")).containsExactly("2\t15");
+      assertThat(ViewCheck.rows(first, "EXPLAIN REFRESH MATERIALIZED VIEW groups"))
+          .contains(
+              "refreshed: immediate (by every write to its tables, in the writer's transaction;"
+                  + " the refresh below is what each write runs)");
     }
   }
 

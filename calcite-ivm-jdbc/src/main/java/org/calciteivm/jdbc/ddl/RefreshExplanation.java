@@ -13,6 +13,7 @@ import org.calciteivm.jdbc.IvmSetting;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
+import org.calciteivm.jdbc.catalog.RefreshTiming;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
@@ -96,6 +97,9 @@ public final class RefreshExplanation {
     List<String> lines = new ArrayList<>();
     lines.add("materialized view: " + view.name());
     lines.add("query: " + view.query());
+    if (!view.isHidden()) {
+      lines.add("refreshed: " + describe(view.timing()));
+    }
     CatalogSnapshot catalog = connection.database().catalog();
     List<ViewEntry> below = ViewRefreshes.viewsBelow(catalog, view);
     List<String> visibleBelow =
@@ -232,5 +236,16 @@ public final class RefreshExplanation {
 
   private static String tableName(IvmConnection connection, int tableId) {
     return connection.database().catalog().trackedTable(tableId).relation().displayName();
+  }
+
+  /** When a view of {@code timing} is refreshed, for EXPLAIN. */
+  private static String describe(RefreshTiming timing) {
+    return switch (timing.kind()) {
+      case DEFERRED -> "deferred (by REFRESH MATERIALIZED VIEW)";
+      case IMMEDIATE ->
+          "immediate (by every write to its tables, in the writer's transaction; the refresh"
+              + " below is what each write runs)";
+      case SCHEDULED -> timing.text() + " (in the background, by the scheduler)";
+    };
   }
 }
