@@ -16,6 +16,7 @@ import org.calciteivm.cli.bench.BenchReport;
 import org.calciteivm.cli.bench.Benchmark;
 import org.calciteivm.cli.bench.ChangeKind;
 import org.calciteivm.cli.bench.Measurement;
+import org.calciteivm.cli.bench.Timing;
 import org.calciteivm.cli.bench.TpchViews;
 import org.calciteivm.jdbc.RefreshMode;
 import picocli.CommandLine.Command;
@@ -38,10 +39,12 @@ import picocli.CommandLine.Spec;
       "Benchmarks incremental refresh against full recompute on TPC-H views.",
       "",
       "Generates TPC-H data once per scale factor (cached in --data), then for each view,"
-          + " refresh mode, kind and size of change: applies the change (captured), refreshes the"
-          + " view under that ivm_refresh_mode, recomputes it from scratch, checks both agree, and"
-          + " undoes the change. Writes measurements.csv, summary.md and plots to --out. Exits"
-          + " with 1 if a check fails."
+          + " refresh timing, refresh mode, kind and size of change: applies the change"
+          + " (captured), refreshes the view under that ivm_refresh_mode, recomputes it from"
+          + " scratch, checks both agree, and undoes the change. With --timing immediate the"
+          + " view is maintained by the write itself, whose time then includes the maintenance."
+          + " Writes measurements.csv, summary.md and plots to --out. Exits with 1 if a check"
+          + " fails."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -66,7 +69,10 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "KINDS",
       split = ",",
       defaultValue = "insert,append,delete,update,update_key",
-      description = "kinds of change (default: ${DEFAULT-VALUE})")
+      description =
+          "kinds of change: insert, append, delete, update, update_key, update_one"
+              + " (update_one updates one lineitem row whatever the size) (default:"
+              + " ${DEFAULT-VALUE})")
   List<String> kinds;
 
   @Option(
@@ -87,6 +93,18 @@ final class BenchCommand implements Callable<Integer> {
           "ivm_refresh_mode values to run every cycle under, one after the other:"
               + " auto, incremental, full (default: ${DEFAULT-VALUE})")
   List<String> modes;
+
+  @Option(
+      names = "--timing",
+      paramLabel = "TIMINGS",
+      split = ",",
+      defaultValue = "deferred",
+      description =
+          "refresh timings of the view to run every cycle with, one after the other: deferred"
+              + " (REFRESH MATERIALIZED VIEW brings it up to date), immediate (every captured"
+              + " write does, and its time includes the view's maintenance)"
+              + " (default: ${DEFAULT-VALUE})")
+  List<String> timings;
 
   @Option(
       names = "--reps",
@@ -141,6 +159,7 @@ final class BenchCommand implements Callable<Integer> {
                       String.join(
                           " ",
                           m.view(),
+                          m.timing(),
                           m.requestedMode(),
                           m.kind(),
                           Double.toString(m.deltaFraction())));
@@ -183,7 +202,11 @@ final class BenchCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new ParameterException(
             spec.commandLine(),
-            "unknown kind \"" + kind + "\"; known: insert, append, delete, update, update_key");
+            "unknown kind \""
+                + kind
+                + "\"; known: "
+                + String.join(
+                    ", ", Arrays.stream(ChangeKind.values()).map(ChangeKind::label).toList()));
       }
     }
     List<String> viewNames = views == null ? TpchViews.names() : views;
@@ -203,6 +226,15 @@ final class BenchCommand implements Callable<Integer> {
       }
       refreshModes.add(refreshMode);
     }
+    List<Timing> refreshTimings = new ArrayList<>();
+    for (String value : timings) {
+      Timing timing = timing(value);
+      if (refreshTimings.contains(timing)) {
+        throw new ParameterException(
+            spec.commandLine(), "--timing names \"" + timing.label() + "\" twice");
+      }
+      refreshTimings.add(timing);
+    }
     Path dataDir =
         data != null ? data : Path.of(System.getProperty("user.home"), ".cache", "calcite-ivm");
     Path report = out != null ? out : defaultOut();
@@ -212,6 +244,7 @@ final class BenchCommand implements Callable<Integer> {
         changeKinds,
         viewNames,
         refreshModes,
+        refreshTimings,
         reps,
         report.resolve("work"),
         dataDir);
@@ -231,6 +264,17 @@ final class BenchCommand implements Callable<Integer> {
             + "\"; known: "
             + String.join(
                 ", ", Arrays.stream(RefreshMode.values()).map(RefreshMode::sqlValue).toList()));
+  }
+
+  /** The refresh timing a value of {@code --timing} names. */
+  private Timing timing(String value) {
+    try {
+      return Timing.ofLabel(value);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "unknown timing \"" + value + "\"; known: " + String.join(", ", Timing.labels()));
+    }
   }
 
   private Path defaultOut() {

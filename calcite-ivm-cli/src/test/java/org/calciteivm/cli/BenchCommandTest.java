@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The quick variant of {@code calcite-ivm bench}, as a smoke test of the benchmark code: tiny TPC-H
  * data, one change size, one repetition, a single-table, a join aggregate and the join view, every
- * kind of change; and a run of one view and kind under two refresh modes. Every refresh is checked
- * against a recompute by the benchmark itself; the command fails if one differs.
+ * kind of change; a run of one view and kind under two refresh modes; and a run of two views with
+ * the views deferred, then immediate. Every refresh is checked against a recompute by the benchmark
+ * itself; the command fails if one differs.
  */
 class BenchCommandTest {
   @TempDir Path dir;
@@ -96,6 +97,76 @@ class BenchCommandTest {
           .isPositive()
           .isLessThanOrEqualTo(m.refreshMillis());
     }
+  }
+
+  @Test
+  void runsTheCyclesWithTheViewDeferredThenImmediate() throws Exception {
+    Path out = dir.resolve("report");
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "--sf",
+            "0.01",
+            "--deltas",
+            "0.001",
+            "--reps",
+            "2",
+            "--views",
+            "q1,q6",
+            "--kinds",
+            "insert,update_one",
+            "--modes",
+            "incremental",
+            "--timing",
+            "deferred,immediate",
+            "--out",
+            out.toString(),
+            "--data",
+            data.toString());
+    assertThat(run.err()).doesNotContain("error");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("16 cycles measured");
+    List<Measurement> csv = MeasurementsCsv.read(out.resolve("measurements.csv"));
+    assertThat(csv).hasSize(2 * 2 * 2 * 2).allMatch(Measurement::correct);
+    // per view: every deferred cycle, then every immediate one
+    assertThat(csv)
+        .extracting(Measurement::view, Measurement::timing, Measurement::kind)
+        .containsSubsequence(
+            tuple("q1", "deferred", "insert"),
+            tuple("q1", "deferred", "update_one"),
+            tuple("q1", "immediate", "insert"),
+            tuple("q1", "immediate", "update_one"),
+            tuple("q6", "deferred", "insert"),
+            tuple("q6", "immediate", "update_one"));
+    for (Measurement m : csv) {
+      if (m.kind().equals("update_one")) {
+        assertThat(m.changedRows()).as(m.toString()).isEqualTo(1);
+      }
+      if (m.timing().equals("immediate")) {
+        // the write maintained the view: the refresh after it had nothing to do
+        assertThat(m.mode()).as(m.toString()).isEqualTo("none");
+      } else if (m.view().equals("q1")) {
+        // every change of lineitem's measures is one of q1's
+        assertThat(m.mode()).as(m.toString()).isEqualTo("incremental");
+      }
+    }
+    assertThat(Files.readString(out.resolve("summary.md")))
+        .contains("- **Refresh timings:** `deferred`, `immediate`\n")
+        .contains("## Writes with immediate views")
+        .contains("| q1 | update_one | 0.1% |")
+        .contains("| q6 | insert | 0.1% |");
+  }
+
+  @Test
+  void unknownTimingIsRefusedBeforeAnythingRuns() {
+    CliRun run = CliRun.of("bench", "--timing", "deferred,later", "--data", dir.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("unknown timing \"later\"; known: deferred, immediate");
+    assertThat(dir).isEmptyDirectory();
+
+    run = CliRun.of("bench", "--timing", "immediate,immediate", "--data", dir.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--timing names \"immediate\" twice");
   }
 
   @Test

@@ -48,7 +48,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  * BenchReport#SPEEDUP_CHART_FILE}), drawn with jfreechart: a value against the delta size, one
  * panel per view, both axes logarithmic, one series per kind of change. If the run has several
  * requested refresh modes, one panel per view and mode (titled {@code q1, full}), in the order of
- * the run, so that a mode's times are never mixed with another's.
+ * the run, so that a mode's times are never mixed with another's; likewise one panel per timing if
+ * the run has immediate views ({@code q1, immediate}).
  *
  * <p>The points are the medians of {@link MeasurementGroups}; values that a log scale cannot show
  * (not finite, not positive) are left out. A chart is {@value #CHART_WIDTH} pixels wide: a header
@@ -135,19 +136,29 @@ final class BenchCharts {
   }
 
   /**
-   * A panel's measurements: a view's under one requested mode.
+   * A panel's measurements: a view's with one timing under one requested mode.
    *
-   * @param title the panel's title: the view, and the mode if the run has several
+   * @param title the panel's title: the view, the timing if the run has immediate views, and the
+   *     mode if the run has several
    */
-  private record PanelKey(String view, String requestedMode, String title) {}
+  private record PanelKey(String view, String timing, String requestedMode, String title) {}
 
-  /** The panels of a chart, by view, then mode, in the order of the run. */
+  /** The panels of a chart, by view, then timing, then mode, in the order of the run. */
   private List<PanelKey> panelKeys() {
     boolean severalModes = groups.modes().size() > 1;
     List<PanelKey> keys = new ArrayList<>();
     for (String view : groups.views()) {
-      for (String mode : groups.modesOf(view)) {
-        keys.add(new PanelKey(view, mode, severalModes ? view + ", " + mode : view));
+      for (String timing : groups.timingsOf(view)) {
+        for (String mode : groups.modesOf(view, timing)) {
+          List<String> title = new ArrayList<>(List.of(view));
+          if (groups.showsTimings()) {
+            title.add(timing);
+          }
+          if (severalModes) {
+            title.add(mode);
+          }
+          keys.add(new PanelKey(view, timing, mode, String.join(", ", title)));
+        }
       }
     }
     return keys;
@@ -213,7 +224,7 @@ final class BenchCharts {
   private Map<Double, Double> kindPoints(
       PanelKey key, String kind, ToDoubleFunction<Measurement> metric) {
     Map<Double, Double> points = new TreeMap<>();
-    for (MeasurementGroup g : groups.ofView(key.view(), key.requestedMode())) {
+    for (MeasurementGroup g : groups.ofView(key.view(), key.timing(), key.requestedMode())) {
       if (g.kind().equals(kind)) {
         points.put(g.deltaFraction() * 100, g.median(metric));
       }
@@ -226,7 +237,10 @@ final class BenchCharts {
     Map<Double, List<Measurement>> bySize =
         groups.measurements().stream()
             .filter(
-                m -> m.view().equals(key.view()) && m.requestedMode().equals(key.requestedMode()))
+                m ->
+                    m.view().equals(key.view())
+                        && m.timing().equals(key.timing())
+                        && m.requestedMode().equals(key.requestedMode()))
             .collect(groupingBy(m -> m.deltaFraction() * 100, TreeMap::new, toList()));
     Map<Double, Double> points = new TreeMap<>();
     bySize.forEach(
@@ -271,7 +285,7 @@ final class BenchCharts {
       double include) {
     // all the panel's sizes, so that the axis shows them even where no value can be plotted
     List<Double> xs =
-        groups.ofView(key.view(), key.requestedMode()).stream()
+        groups.ofView(key.view(), key.timing(), key.requestedMode()).stream()
             .map(g -> g.deltaFraction() * 100)
             .filter(BenchCharts::plottable)
             .toList();
@@ -292,7 +306,7 @@ final class BenchCharts {
     plot.setOutlinePaint(Color.GRAY);
     plot.setNoDataMessage("nothing to plot: no positive, finite values");
     plot.setNoDataMessageFont(AXIS_LABEL_FONT);
-    boolean correct = groups.correct(key.view(), key.requestedMode());
+    boolean correct = groups.correct(key.view(), key.timing(), key.requestedMode());
     JFreeChart chart =
         new JFreeChart(
             correct ? key.title() : key.title() + " (incorrect results)",

@@ -22,9 +22,10 @@ import java.util.List;
  *       logarithmic, with a reference line at 1x ({@link BenchCharts} draws both).
  * </ul>
  *
- * <p>The summary and the charts aggregate the repetitions of each view, requested refresh mode,
- * kind of change and delta size into medians ({@link MeasurementGroups}); views, modes and kinds
- * keep the order in which they first appear in the measurements, delta sizes ascend.
+ * <p>The summary and the charts aggregate the repetitions of each view, refresh timing, requested
+ * refresh mode, kind of change and delta size into medians ({@link MeasurementGroups}); views,
+ * timings, modes and kinds keep the order in which they first appear in the measurements, delta
+ * sizes ascend.
  */
 public final class BenchReport {
   /** The file name of the measurements as CSV. */

@@ -19,11 +19,18 @@ import java.util.function.Consumer;
 import org.calciteivm.jdbc.RefreshMode;
 
 /**
- * Runs the benchmark: for each view, refresh mode, change kind and change size, applies the change
- * through the calcite-ivm driver, refreshes the view under that {@code ivm_refresh_mode}, reads
- * from {@code ivm_views} what the refresh did and how long its merge took, recomputes the view's
- * query from scratch on the same data, checks that the two agree, and undoes the change; the same
- * change on plain DuckDB gives the baseline of the captured DML.
+ * Runs the benchmark: for each view, refresh timing, refresh mode, change kind and change size,
+ * applies the change through the calcite-ivm driver, refreshes the view under that {@code
+ * ivm_refresh_mode}, reads from {@code ivm_views} what the refresh did and how long its merge took,
+ * recomputes the view's query from scratch on the same data, checks that the two agree, and undoes
+ * the change; the same change on plain DuckDB gives the baseline of the captured DML.
+ *
+ * <p>Under the {@link Timing#IMMEDIATE immediate} timing the view is altered to {@code refresh =
+ * 'immediate'}: the timed captured write then includes the view's maintenance, and the view is
+ * compared with the recompute right after the write, before any {@code REFRESH} could bring it up
+ * to date; the timed refresh that follows finds nothing pending (mode {@code none}) unless the
+ * write left something undone. The timings run one after the other on the same view, in the order
+ * given, each with all its modes.
  *
  * <p>The data is generated once per scale factor ({@link TpchData}) and copied twice per run: one
  * copy is opened through calcite-ivm, the other through DuckDB's own driver. Views are created one
@@ -31,7 +38,7 @@ import org.calciteivm.jdbc.RefreshMode;
  * after the other on the same view, in the order given, so {@code auto} chooses from the costs the
  * refreshes before it recorded (of its own mode and of the modes run before it). Each mode of each
  * view starts with one unrecorded cycle to warm up the JVM, the compiled refresh programs and
- * DuckDB's caches.
+ * DuckDB's caches; so does each timing.
  */
 public final class Benchmark {
   /**
@@ -42,6 +49,8 @@ public final class Benchmark {
    * @param kinds kinds of change
    * @param views short names of the views ({@link TpchViews})
    * @param modes the {@code ivm_refresh_mode}s to run each view's cycles under, in this order
+   * @param timings the refresh timings to run each view's cycles with, in this order, each with
+   *     every mode
    * @param reps recorded repetitions per view, kind and size
    * @param workDir directory for the working copies of the database
    * @param dataDir directory of the generated databases, reused across runs
@@ -52,13 +61,19 @@ public final class Benchmark {
       List<ChangeKind> kinds,
       List<String> views,
       List<RefreshMode> modes,
+      List<Timing> timings,
       int reps,
       Path workDir,
       Path dataDir) {
 
     /** How many cycles {@link #run} records. */
     public int cycles() {
-      return views.size() * modes.size() * kinds.size() * deltaFractions.size() * reps;
+      return views.size()
+          * timings.size()
+          * modes.size()
+          * kinds.size()
+          * deltaFractions.size()
+          * reps;
     }
 
     /** Copies the lists. */
@@ -67,6 +82,7 @@ public final class Benchmark {
       kinds = List.copyOf(kinds);
       views = List.copyOf(views);
       modes = List.copyOf(modes);
+      timings = List.copyOf(timings);
     }
   }
 
@@ -164,18 +180,34 @@ public final class Benchmark {
     try {
       ChangeKind firstKind = options.kinds().get(0);
       double smallest = options.deltaFractions().stream().mapToDouble(d -> d).min().orElseThrow();
-      for (RefreshMode mode : options.modes()) {
-        if (options.modes().size() > 1) {
-          listener.phase("view " + view + ", " + mode.sqlValue());
+      // created deferred: altered only when a timing differs, so a deferred run is as it was
+      Timing current = Timing.DEFERRED;
+      for (Timing timing : options.timings()) {
+        if (timing != current) {
+          execute(
+              ivm, "ALTER MATERIALIZED VIEW " + view + " SET (refresh = '" + timing.label() + "')");
+          current = timing;
         }
-        execute(ivm, "SET ivm_refresh_mode = " + mode.sqlValue());
-        cycle(view, query, mode, firstKind, smallest, 0);
-        for (ChangeKind kind : options.kinds()) {
-          for (double fraction : options.deltaFractions()) {
-            for (int rep = 1; rep <= options.reps(); rep++) {
-              Measurement m = cycle(view, query, mode, kind, fraction, rep);
-              sink.accept(m);
-              listener.measured(m);
+        for (RefreshMode mode : options.modes()) {
+          List<String> phase = new ArrayList<>(List.of("view " + view));
+          if (options.timings().size() > 1) {
+            phase.add(timing.label());
+          }
+          if (options.modes().size() > 1) {
+            phase.add(mode.sqlValue());
+          }
+          if (phase.size() > 1) {
+            listener.phase(String.join(", ", phase));
+          }
+          execute(ivm, "SET ivm_refresh_mode = " + mode.sqlValue());
+          cycle(view, query, timing, mode, firstKind, smallest, 0);
+          for (ChangeKind kind : options.kinds()) {
+            for (double fraction : options.deltaFractions()) {
+              for (int rep = 1; rep <= options.reps(); rep++) {
+                Measurement m = cycle(view, query, timing, mode, kind, fraction, rep);
+                sink.accept(m);
+                listener.measured(m);
+              }
             }
           }
         }
@@ -189,8 +221,15 @@ public final class Benchmark {
   }
 
   private Measurement cycle(
-      String view, String query, RefreshMode mode, ChangeKind kind, double fraction, int rep)
+      String view,
+      String query,
+      Timing timing,
+      RefreshMode mode,
+      ChangeKind kind,
+      double fraction,
+      int rep)
       throws SQLException {
+    boolean immediate = timing == Timing.IMMEDIATE;
     long n = Math.max(1, Math.round(fraction * orders));
     for (String sql : kind.prepare(n)) {
       execute(ivm, sql);
@@ -213,6 +252,17 @@ public final class Benchmark {
       changed += update(ivm, sql);
     }
     double capturedMillis = millisSince(start);
+    boolean correct = true;
+    double recomputeMillis = Double.NaN;
+    if (immediate) {
+      // the write refreshed the view: its refresh is not the timed one's
+      before = lastRefresh(view);
+      // checked before the REFRESH, which would bring the view up to date if the write had not
+      start = System.nanoTime();
+      execute(ivm, "CREATE OR REPLACE TABLE bench_recompute AS " + query);
+      recomputeMillis = millisSince(start);
+      correct = sameBag(view, "bench_recompute");
+    }
     long peak;
     double refreshMillis;
     try (MemorySampler sampler = new MemorySampler(sampling)) {
@@ -228,10 +278,12 @@ public final class Benchmark {
     start = System.nanoTime();
     execute(ivm, "REFRESH MATERIALIZED VIEW " + view);
     double noopMillis = millisSince(start);
-    start = System.nanoTime();
-    execute(ivm, "CREATE OR REPLACE TABLE bench_recompute AS " + query);
-    double recomputeMillis = millisSince(start);
-    boolean correct = sameBag(view, "bench_recompute");
+    if (!immediate) {
+      start = System.nanoTime();
+      execute(ivm, "CREATE OR REPLACE TABLE bench_recompute AS " + query);
+      recomputeMillis = millisSince(start);
+    }
+    correct &= sameBag(view, "bench_recompute");
     for (String sql : kind.undo(n)) {
       execute(ivm, sql);
     }
@@ -242,6 +294,7 @@ public final class Benchmark {
         kind.label(),
         fraction,
         mode.sqlValue(),
+        timing.label(),
         rep,
         changed,
         capturedMillis,

@@ -8,11 +8,13 @@ import java.util.Locale;
  * updates, each with the statements that set it up, apply it (measured) and undo it, so that every
  * cycle starts from the same data.
  *
- * <p>A change of size {@code n} touches {@code n} orders and all their lineitems. The statements
- * read helper tables the benchmark creates once ({@link #SETUP}): {@code bench_slice} ranks the
- * loaded orders in a pseudo-random order spread over the key range, {@code bench_key_offset} holds
- * a key above every order key; {@code holdout_orders} (ranked by {@code holdout_rank}) and {@code
- * holdout_lineitem} are the orders generated but not loaded ({@link TpchData}).
+ * <p>A change of size {@code n} touches {@code n} orders and all their lineitems, except {@link
+ * #UPDATE_ONE}, which changes one lineitem whatever the size. The statements read helper tables the
+ * benchmark creates once ({@link #SETUP}): {@code bench_slice} ranks the loaded orders in a
+ * pseudo-random order spread over the key range, {@code bench_key_offset} holds a key above every
+ * order key, {@code bench_update_one} the order whose line 1 {@link #UPDATE_ONE} changes; {@code
+ * holdout_orders} (ranked by {@code holdout_rank}) and {@code holdout_lineitem} are the orders
+ * generated but not loaded ({@link TpchData}).
  */
 public enum ChangeKind {
   /** RF1-like: {@code n} held-out orders with their lineitems, keys spread over the key range. */
@@ -70,7 +72,24 @@ public enum ChangeKind {
           "UPDATE lineitem SET l_quantity = l_quantity - 1, l_discount = l_discount - 0.01"
               + " WHERE l_orderkey IN (SELECT o_orderkey FROM bench_slice WHERE slice_rank <= :n)")),
   /** A grouping column (the return flag, A and R swapped) of the lineitems of {@code n} orders. */
-  UPDATE_KEY(List.of(), List.of(ChangeKind.SWAP_RETURN_FLAG), List.of(ChangeKind.SWAP_RETURN_FLAG));
+  UPDATE_KEY(List.of(), List.of(ChangeKind.SWAP_RETURN_FLAG), List.of(ChangeKind.SWAP_RETURN_FLAG)),
+  /**
+   * The measures (quantity, discount) of exactly one lineitem: line 1 of the loaded order with the
+   * smallest key ({@code bench_update_one}), the same row in every cycle. It ignores the size
+   * {@code n}: at every size it is the same single-row UPDATE, the cost of a point write.
+   */
+  UPDATE_ONE(
+      List.of(),
+      List.of(
+          "UPDATE lineitem SET l_quantity = l_quantity + 1, l_discount = l_discount + 0.01"
+              + ChangeKind.ONE_ROW),
+      List.of(
+          "UPDATE lineitem SET l_quantity = l_quantity - 1, l_discount = l_discount - 0.01"
+              + ChangeKind.ONE_ROW));
+
+  /** The row {@link #UPDATE_ONE} changes. */
+  private static final String ONE_ROW =
+      " WHERE l_orderkey = (SELECT k FROM bench_update_one) AND l_linenumber = 1";
 
   private static final String SWAP_RETURN_FLAG =
       "UPDATE lineitem SET l_returnflag = CASE l_returnflag WHEN 'A' THEN 'R' WHEN 'R' THEN 'A'"
@@ -85,7 +104,9 @@ public enum ChangeKind {
               + " FROM orders",
           "CREATE OR REPLACE TABLE bench_key_offset AS SELECT"
               + " CAST(greatest((SELECT max(o_orderkey) FROM orders),"
-              + " (SELECT max(o_orderkey) FROM holdout_orders)) AS BIGINT) AS k");
+              + " (SELECT max(o_orderkey) FROM holdout_orders)) AS BIGINT) AS k",
+          // every order has a line 1
+          "CREATE OR REPLACE TABLE bench_update_one AS SELECT min(o_orderkey) AS k FROM bench_slice");
 
   private final List<String> prepare;
   private final List<String> apply;

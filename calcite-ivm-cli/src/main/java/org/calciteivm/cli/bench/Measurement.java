@@ -3,17 +3,21 @@ package org.calciteivm.cli.bench;
 /**
  * One measured change cycle of the benchmark: a change of one kind and size applied to the base
  * tables of one view, then the view refreshed under one {@code ivm_refresh_mode} and compared with
- * a recompute.
+ * a recompute. Under the {@code immediate} {@link #timing} the write itself brings the view up to
+ * date, so its time includes the view's maintenance and the refresh after it finds nothing pending.
  *
  * @param view the view's short name ({@code q1}, {@code join}, ...)
  * @param kind the kind of change ({@code insert}, {@code append}, {@code delete}, {@code update},
- *     {@code update_key})
+ *     {@code update_key}, {@code update_one})
  * @param deltaFraction the size of the change as a fraction of the orders ({@code 0.001} = 0.1%)
  * @param requestedMode the {@code ivm_refresh_mode} the cycle ran under: {@code auto}, {@code
  *     incremental} or {@code full}
+ * @param timing the view's refresh timing ({@link Timing}): {@code deferred} (brought up to date by
+ *     the refresh) or {@code immediate} (by the captured write)
  * @param rep the repetition, from 1 (a warm-up cycle is not recorded)
  * @param changedRows base-table rows the change inserted, deleted or updated, over all tables
- * @param capturedDmlMillis the change's DML through the calcite-ivm driver (captured)
+ * @param capturedDmlMillis the change's DML through the calcite-ivm driver (captured; under {@code
+ *     immediate}, with the view's maintenance)
  * @param plainDmlMillis the same DML on plain DuckDB (a copy of the database without views)
  * @param refreshMillis {@code REFRESH MATERIALIZED VIEW} after the change
  * @param mergeMillis the part of the refresh spent in its merge or recompute statements, as {@code
@@ -32,6 +36,7 @@ public record Measurement(
     String kind,
     double deltaFraction,
     String requestedMode,
+    String timing,
     int rep,
     long changedRows,
     double capturedDmlMillis,
@@ -63,6 +68,14 @@ public record Measurement(
   /** The captured DML's time relative to the plain DML's. */
   public double captureOverhead() {
     return capturedDmlMillis / plainDmlMillis;
+  }
+
+  /**
+   * What the captured DML took beyond the plain DML: captured − plain, in ms (under {@code
+   * immediate}, the capture and the view's maintenance).
+   */
+  public double captureCostMillis() {
+    return capturedDmlMillis - plainDmlMillis;
   }
 
   /**

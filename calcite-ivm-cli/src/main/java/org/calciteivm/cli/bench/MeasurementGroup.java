@@ -4,17 +4,23 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The repetitions of one kind of change of one size on one view under one refresh mode: what the
- * summary and the charts aggregate into medians.
+ * The repetitions of one kind of change of one size on one view under one refresh timing and one
+ * refresh mode: what the summary and the charts aggregate into medians.
  *
  * @param view the view's short name
  * @param requestedMode the {@code ivm_refresh_mode} the repetitions ran under
+ * @param timing the view's refresh timing, {@code deferred} or {@code immediate}
  * @param kind the kind of change
  * @param deltaFraction the size of the change as a fraction of the orders
  * @param reps the repetitions, at least one
  */
 record MeasurementGroup(
-    String view, String requestedMode, String kind, double deltaFraction, List<Measurement> reps) {
+    String view,
+    String requestedMode,
+    String timing,
+    String kind,
+    double deltaFraction,
+    List<Measurement> reps) {
   /** What a refresh can have done, in the order the summary lists them. */
   private static final List<String> MODES = List.of("incremental", "full", Measurement.NO_REFRESH);
 

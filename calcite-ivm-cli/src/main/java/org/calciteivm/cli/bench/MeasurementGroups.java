@@ -10,18 +10,20 @@ import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A run's measurements as the summary and the charts aggregate them: grouped by view, requested
- * refresh mode, kind of change and delta size ({@link MeasurementGroup}).
+ * A run's measurements as the summary and the charts aggregate them: grouped by view, refresh
+ * timing, requested refresh mode, kind of change and delta size ({@link MeasurementGroup}).
  *
- * <p>Views, modes and kinds keep the order in which they first appear in the measurements, so that
- * the report follows the order of the run; groups are sorted by view, then kind, then ascending
- * delta size, then mode, so that the modes of one change sit next to each other. Medians leave out
- * values that are not finite (a ratio over a zero time, a time that is NaN), and the median of a
- * ratio is the median of the single repetitions' ratios, not a ratio of medians.
+ * <p>Views, timings, modes and kinds keep the order in which they first appear in the measurements,
+ * so that the report follows the order of the run; groups are sorted by view, then kind, then
+ * ascending delta size, then timing, then mode, so that the timings and modes of one change sit
+ * next to each other. Medians leave out values that are not finite (a ratio over a zero time, a
+ * time that is NaN), and the median of a ratio is the median of the single repetitions' ratios, not
+ * a ratio of medians.
  *
  * @param measurements the measurements in the given order
  * @param views the distinct views in order of first appearance
  * @param modes the distinct requested refresh modes in order of first appearance
+ * @param timings the distinct refresh timings in order of first appearance
  * @param kinds the distinct kinds of change in order of first appearance
  * @param groups the groups, sorted
  */
@@ -29,13 +31,15 @@ record MeasurementGroups(
     List<Measurement> measurements,
     List<String> views,
     List<String> modes,
+    List<String> timings,
     List<String> kinds,
     List<MeasurementGroup> groups) {
 
   /** What the repetitions of a group share; a new dimension of a run is one more component. */
-  private record Key(String view, String requestedMode, String kind, double deltaFraction) {
+  private record Key(
+      String view, String requestedMode, String timing, String kind, double deltaFraction) {
     static Key of(Measurement m) {
-      return new Key(m.view(), m.requestedMode(), m.kind(), m.deltaFraction());
+      return new Key(m.view(), m.requestedMode(), m.timing(), m.kind(), m.deltaFraction());
     }
   }
 
@@ -44,6 +48,7 @@ record MeasurementGroups(
     measurements = List.copyOf(measurements);
     views = List.copyOf(views);
     modes = List.copyOf(modes);
+    timings = List.copyOf(timings);
     kinds = List.copyOf(kinds);
     groups = List.copyOf(groups);
   }
@@ -57,6 +62,7 @@ record MeasurementGroups(
   static MeasurementGroups of(List<Measurement> measurements) {
     List<String> views = distinct(measurements, Measurement::view);
     List<String> modes = distinct(measurements, Measurement::requestedMode);
+    List<String> timings = distinct(measurements, Measurement::timing);
     List<String> kinds = distinct(measurements, Measurement::kind);
     Map<Key, List<Measurement>> byKey = new LinkedHashMap<>();
     for (Measurement m : measurements) {
@@ -68,13 +74,27 @@ record MeasurementGroups(
                 Comparator.comparing((Key k) -> views.indexOf(k.view()))
                     .thenComparing(k -> kinds.indexOf(k.kind()))
                     .thenComparing(Key::deltaFraction)
+                    .thenComparing(k -> timings.indexOf(k.timing()))
                     .thenComparing(k -> modes.indexOf(k.requestedMode())))
             .map(
                 k ->
                     new MeasurementGroup(
-                        k.view(), k.requestedMode(), k.kind(), k.deltaFraction(), byKey.get(k)))
+                        k.view(),
+                        k.requestedMode(),
+                        k.timing(),
+                        k.kind(),
+                        k.deltaFraction(),
+                        byKey.get(k)))
             .toList();
-    return new MeasurementGroups(measurements, views, modes, kinds, groups);
+    return new MeasurementGroups(measurements, views, modes, timings, kinds, groups);
+  }
+
+  /**
+   * Whether the report names the timings: if any is not {@code deferred}. A run of deferred views
+   * only, like every run before the timings, is reported as before.
+   */
+  boolean showsTimings() {
+    return timings.stream().anyMatch(t -> !t.equals(Timing.DEFERRED.label()));
   }
 
   /** The groups of one view, sorted by kind, delta size and mode. */
@@ -82,16 +102,27 @@ record MeasurementGroups(
     return groups.stream().filter(g -> g.view().equals(view)).toList();
   }
 
-  /** The groups of one view under one requested mode, sorted by kind and delta size. */
-  List<MeasurementGroup> ofView(String view, String requestedMode) {
+  /**
+   * The groups of one view under one timing and one requested mode, sorted by kind and delta size.
+   */
+  List<MeasurementGroup> ofView(String view, String timing, String requestedMode) {
     return groups.stream()
-        .filter(g -> g.view().equals(view) && g.requestedMode().equals(requestedMode))
+        .filter(
+            g ->
+                g.view().equals(view)
+                    && g.timing().equals(timing)
+                    && g.requestedMode().equals(requestedMode))
         .toList();
   }
 
-  /** The requested modes a view ran under, in the order of {@link #modes}. */
-  List<String> modesOf(String view) {
-    return modes.stream().filter(mode -> !ofView(view, mode).isEmpty()).toList();
+  /** The timings a view ran with, in the order of {@link #timings}. */
+  List<String> timingsOf(String view) {
+    return timings.stream().filter(timing -> !modesOf(view, timing).isEmpty()).toList();
+  }
+
+  /** The requested modes a view ran under with one timing, in the order of {@link #modes}. */
+  List<String> modesOf(String view, String timing) {
+    return modes.stream().filter(mode -> !ofView(view, timing, mode).isEmpty()).toList();
   }
 
   /** Whether every refresh of a view, under every mode, equalled its recompute. */
@@ -99,9 +130,12 @@ record MeasurementGroups(
     return ofView(view).stream().allMatch(g -> g.failures() == 0);
   }
 
-  /** Whether every refresh of a view under one requested mode equalled its recompute. */
-  boolean correct(String view, String requestedMode) {
-    return ofView(view, requestedMode).stream().allMatch(g -> g.failures() == 0);
+  /**
+   * Whether every refresh of a view with one timing under one requested mode equalled its
+   * recompute.
+   */
+  boolean correct(String view, String timing, String requestedMode) {
+    return ofView(view, timing, requestedMode).stream().allMatch(g -> g.failures() == 0);
   }
 
   /** The median of a metric over measurements, leaving out values that are not finite; or NaN. */

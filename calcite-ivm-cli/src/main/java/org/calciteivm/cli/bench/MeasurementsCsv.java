@@ -23,7 +23,8 @@ import org.apache.commons.csv.CSVRecord;
  * <p>{@code overhead_ms} is refresh_ms − merge_ms. Files written before the refresh modes have no
  * {@code requested_mode}, {@code mode} and {@code merge_ms}: every refresh then was incremental, so
  * {@link #read} reads them as {@code incremental} refreshes under {@code incremental} whose merge
- * time is unknown (NaN, an empty field when written again).
+ * time is unknown (NaN, an empty field when written again). Files written before the refresh
+ * timings have no {@code timing}: every view then was deferred, so they read as {@code deferred}.
  *
  * <p>Fields are quoted as RFC 4180 says (Apache Commons CSV, {@link CSVFormat#RFC4180}) and rows
  * end with {@code \n}. Numbers are plain decimals ({@code 0.001}, not {@code 1.0E-3}) that read
@@ -63,12 +64,16 @@ public final class MeasurementsCsv {
   /** A refresh before the refresh modes existed: incremental. */
   private static final String BEFORE_MODES = "incremental";
 
+  /** A view before the refresh timings existed: deferred. */
+  private static final String BEFORE_TIMINGS = Timing.DEFERRED.label();
+
   private static final List<Column> COLUMNS =
       List.of(
           new Column("view", Measurement::view),
           new Column("kind", Measurement::kind),
           new Column("delta_fraction", m -> number(m.deltaFraction())),
           Column.since("requested_mode", Measurement::requestedMode, BEFORE_MODES),
+          Column.since("timing", Measurement::timing, BEFORE_TIMINGS),
           new Column("rep", m -> Integer.toString(m.rep())),
           new Column("changed_rows", m -> Long.toString(m.changedRows())),
           new Column("captured_dml_ms", m -> number(m.capturedDmlMillis())),
@@ -148,7 +153,8 @@ public final class MeasurementsCsv {
    * Reads measurements written by {@link #write}: the columns are found by their names, the derived
    * ones (overhead, speedup, rows per second, capture overhead) are computed again rather than
    * read. A file without the columns of the refresh modes (written before them) reads as
-   * incremental refreshes of unknown merge time.
+   * incremental refreshes of unknown merge time, one without the column of the timings as deferred
+   * views.
    *
    * @param in the CSV text; not closed
    * @return the measurements in the order of the rows
@@ -198,6 +204,7 @@ public final class MeasurementsCsv {
         row.get("kind"),
         parseNumber(row.get("delta_fraction")),
         parseOneOf("requested_mode", field(row, "requested_mode"), REQUESTED_MODES),
+        parseOneOf("timing", field(row, "timing"), Timing.labels()),
         Integer.parseInt(row.get("rep")),
         Long.parseLong(row.get("changed_rows")),
         parseNumber(row.get("captured_dml_ms")),

@@ -18,9 +18,14 @@ import org.calciteivm.cli.bench.BenchReport.Context;
 /**
  * The summary of a run as markdown ({@value BenchReport#SUMMARY_FILE}): a level-1 title, the run's
  * context, a warning naming every incorrect refresh if there is one, the compact {@linkplain
- * #speedupTable() speedup table}, the table of medians per view, kind, delta size and requested
- * refresh mode with notes on its columns, and, if the run has {@code auto} and an explicit mode for
- * the same change, how {@code auto}'s refresh time compares with the explicit modes'.
+ * #speedupTable() speedup table}, the table of medians per view, kind, delta size, refresh timing
+ * and requested refresh mode with notes on its columns, if the run has immediate views what their
+ * writes cost against the plain and the deferred writes, and, if the run has {@code auto} and an
+ * explicit mode for the same change, how {@code auto}'s refresh time compares with the explicit
+ * modes'.
+ *
+ * <p>The timing is named (a column, a line of context) only if the run has a timing other than
+ * {@code deferred}: a run of deferred views reads as runs did before the timings.
  */
 final class SummaryMarkdown {
   /** The delta size of the compact speedup table, if the run has it. */
@@ -31,6 +36,10 @@ final class SummaryMarkdown {
 
   /** The modes {@link #AUTO} chooses between, in the order of the comparison's columns. */
   private static final List<String> EXPLICIT_MODES = List.of("incremental", "full");
+
+  private static final String DEFERRED = Timing.DEFERRED.label();
+
+  private static final String IMMEDIATE = Timing.IMMEDIATE.label();
 
   /**
    * A column of a markdown table.
@@ -57,12 +66,17 @@ final class SummaryMarkdown {
    */
   private record MedianColumn(Column column, Function<MeasurementGroup, String> cell) {}
 
+  /** The column of the timing, left out of a run of deferred views only. */
+  private static final MedianColumn TIMING_MEDIAN =
+      new MedianColumn(Column.text("timing"), g -> escape(g.timing()));
+
   private static final List<MedianColumn> MEDIANS =
       List.of(
           new MedianColumn(Column.text("view"), g -> escape(g.view())),
           new MedianColumn(Column.text("kind"), g -> escape(g.kind())),
           new MedianColumn(Column.numbers("delta"), g -> percent(g.deltaFraction())),
           new MedianColumn(Column.text("requested mode"), g -> escape(g.requestedMode())),
+          TIMING_MEDIAN,
           new MedianColumn(
               Column.numbers("changed rows"), g -> count(g.median(Measurement::changedRows))),
           new MedianColumn(
@@ -112,10 +126,19 @@ final class SummaryMarkdown {
         .append("Median speedup of `REFRESH MATERIALIZED VIEW` over recomputing the view,")
         .append(" per kind of change, at a change of 0.1% of the orders")
         .append(" (or a view's smallest change if it has no 0.1% change)")
-        .append(groups.modes().size() > 1 ? ", per view and requested refresh mode" : "")
+        .append(perRow())
         .append(":\n\n")
         .append(speedupTable())
         .append('\n');
+    if (groups.showsTimings()) {
+      md.append(
+          """
+          With immediate views the write maintains the view and the `REFRESH` after it finds \
+          nothing pending: their refresh times and speedups are those of an empty refresh; what \
+          the write costs is in *Writes with immediate views* below.
+
+          """);
+    }
     md.append("## Medians\n\n").append(mediansTable()).append('\n');
     md.append(
         """
@@ -136,6 +159,18 @@ final class SummaryMarkdown {
         written before the refresh modes lacks) are left out of the medians; – marks a median \
         of none.
         """);
+    if (groups.showsTimings()) {
+      // a paragraph of its own after the notes above
+      md.append(
+          """
+
+          *timing*: the view's `refresh` option; `immediate`: every captured write maintained \
+          the view before it returned, so the captured DML time includes the maintenance, the \
+          view was compared with its recompute right after the write, before any `REFRESH`, and \
+          the refresh after it found nothing pending (mode `none`).
+          """);
+    }
+    appendImmediateWrites(md);
     appendAutoComparison(md);
     return md.toString();
   }
@@ -151,7 +186,11 @@ final class SummaryMarkdown {
    */
   String speedupTable() {
     boolean severalModes = groups.modes().size() > 1;
+    boolean timings = groups.showsTimings();
     List<Column> columns = new ArrayList<>(List.of(Column.text("view")));
+    if (timings) {
+      columns.add(Column.text("timing"));
+    }
     if (severalModes) {
       columns.add(Column.text("requested mode"));
     }
@@ -161,43 +200,124 @@ final class SummaryMarkdown {
     StringBuilder md = new StringBuilder();
     appendHeader(md, columns);
     for (String view : groups.views()) {
-      for (String mode : groups.modesOf(view)) {
-        List<MeasurementGroup> rowGroups = groups.ofView(view, mode);
-        double size = compactDeltaFraction(rowGroups);
-        List<String> row = new ArrayList<>();
-        row.add(escape(view) + (groups.correct(view, mode) ? "" : " **(incorrect)**"));
-        if (severalModes) {
-          row.add(escape(mode));
-        }
-        row.add(percent(size));
-        for (String kind : groups.kinds()) {
-          row.add(
+      for (String timing : groups.timingsOf(view)) {
+        for (String mode : groups.modesOf(view, timing)) {
+          List<MeasurementGroup> rowGroups = groups.ofView(view, timing, mode);
+          double size = compactDeltaFraction(rowGroups);
+          List<String> row = new ArrayList<>();
+          row.add(escape(view) + (groups.correct(view, timing, mode) ? "" : " **(incorrect)**"));
+          if (timings) {
+            row.add(escape(timing));
+          }
+          if (severalModes) {
+            row.add(escape(mode));
+          }
+          row.add(percent(size));
+          for (String kind : groups.kinds()) {
+            row.add(
+                rowGroups.stream()
+                    .filter(g -> g.kind().equals(kind) && g.deltaFraction() == size)
+                    .findFirst()
+                    .map(g -> speedup(g.median(Measurement::speedup)))
+                    .orElse(NONE));
+          }
+          List<Measurement> atSize =
               rowGroups.stream()
-                  .filter(g -> g.kind().equals(kind) && g.deltaFraction() == size)
-                  .findFirst()
-                  .map(g -> speedup(g.median(Measurement::speedup)))
-                  .orElse(NONE));
+                  .filter(g -> g.deltaFraction() == size)
+                  .flatMap(g -> g.reps().stream())
+                  .toList();
+          row.add(speedup(MeasurementGroups.median(atSize, Measurement::speedup)));
+          appendRow(md, row);
         }
-        List<Measurement> atSize =
-            rowGroups.stream()
-                .filter(g -> g.deltaFraction() == size)
-                .flatMap(g -> g.reps().stream())
-                .toList();
-        row.add(speedup(MeasurementGroups.median(atSize, Measurement::speedup)));
-        appendRow(md, row);
       }
     }
     return md.toString();
   }
 
-  /** The table of medians per view, kind, delta size and requested mode. */
+  /** How the compact table's rows are split, said after "per kind of change ...". */
+  private String perRow() {
+    boolean severalModes = groups.modes().size() > 1;
+    if (groups.showsTimings()) {
+      return severalModes
+          ? ", per view, refresh timing and requested refresh mode"
+          : ", per view and refresh timing";
+    }
+    return severalModes ? ", per view and requested refresh mode" : "";
+  }
+
+  /** The table of medians per view, kind, delta size, timing and requested mode. */
   private String mediansTable() {
+    List<MedianColumn> columns =
+        MEDIANS.stream().filter(c -> c != TIMING_MEDIAN || groups.showsTimings()).toList();
     StringBuilder md = new StringBuilder();
-    appendHeader(md, MEDIANS.stream().map(MedianColumn::column).toList());
+    appendHeader(md, columns.stream().map(MedianColumn::column).toList());
     for (MeasurementGroup g : groups.groups()) {
-      appendRow(md, MEDIANS.stream().map(c -> c.cell().apply(g)).toList());
+      appendRow(md, columns.stream().map(c -> c.cell().apply(g)).toList());
     }
     return md.toString();
+  }
+
+  /**
+   * Appends, if the run has immediate views, a section of what a write costs with them: one row per
+   * view, kind, delta size (and requested mode if the run has several) with the medians of the
+   * plain write (DuckDB without views), of the captured write with the view deferred (if that
+   * timing ran too, under the same mode), of the write with the view immediate (captured and
+   * maintained), of immediate − plain and of immediate / plain, the last two per repetition, whose
+   * plain and immediate writes are of the same cycle.
+   */
+  private void appendImmediateWrites(StringBuilder md) {
+    boolean severalModes = groups.modes().size() > 1;
+    boolean deferredRan = groups.timings().contains(DEFERRED);
+    List<Column> columns =
+        new ArrayList<>(List.of(Column.text("view"), Column.text("kind"), Column.numbers("delta")));
+    if (severalModes) {
+      columns.add(Column.text("requested mode"));
+    }
+    columns.add(Column.numbers("plain ms"));
+    if (deferredRan) {
+      columns.add(Column.numbers("deferred ms"));
+    }
+    columns.add(Column.numbers("immediate ms"));
+    columns.add(Column.numbers("immediate − plain ms"));
+    columns.add(Column.numbers("immediate / plain (x)"));
+    StringBuilder table = new StringBuilder();
+    appendHeader(table, columns);
+    int rows = 0;
+    for (MeasurementGroup immediate : groups.groups()) {
+      if (!immediate.timing().equals(IMMEDIATE)) {
+        continue;
+      }
+      List<String> row =
+          new ArrayList<>(
+              List.of(
+                  escape(immediate.view()),
+                  escape(immediate.kind()),
+                  percent(immediate.deltaFraction())));
+      if (severalModes) {
+        row.add(escape(immediate.requestedMode()));
+      }
+      row.add(decimal(immediate.median(Measurement::plainDmlMillis)));
+      if (deferredRan) {
+        MeasurementGroup deferred = sameChange(immediate, DEFERRED, immediate.requestedMode());
+        row.add(deferred == null ? NONE : decimal(deferred.median(Measurement::capturedDmlMillis)));
+      }
+      row.add(decimal(immediate.median(Measurement::capturedDmlMillis)));
+      row.add(decimal(immediate.median(Measurement::captureCostMillis)));
+      row.add(overhead(immediate.median(Measurement::captureOverhead)));
+      appendRow(table, row);
+      rows++;
+    }
+    if (rows == 0) {
+      return;
+    }
+    md.append("\n## Writes with immediate views\n\n")
+        .append("Median time in ms of the change's DML: *plain* on DuckDB without views;")
+        .append(
+            deferredRan ? " *deferred* captured by calcite-ivm, the view left to `REFRESH`;" : "")
+        .append(" *immediate* captured and the view maintained before the write returned.")
+        .append(" *immediate − plain* and *immediate / plain* are medians of the repetitions'")
+        .append(" differences and ratios (the plain and the immediate write of one cycle).\n\n")
+        .append(table);
   }
 
   /**
@@ -224,7 +344,7 @@ final class SummaryMarkdown {
         continue;
       }
       List<MeasurementGroup> others =
-          EXPLICIT_MODES.stream().map(mode -> sameChange(auto, mode)).toList();
+          EXPLICIT_MODES.stream().map(mode -> sameChange(auto, auto.timing(), mode)).toList();
       if (others.stream().allMatch(g -> g == null)) {
         continue;
       }
@@ -283,12 +403,16 @@ final class SummaryMarkdown {
     }
   }
 
-  /** The group of the same view, kind and delta size as {@code g} under another mode, or null. */
-  private MeasurementGroup sameChange(MeasurementGroup g, String requestedMode) {
+  /**
+   * The group of the same view, kind and delta size as {@code g} with a timing and under a mode, or
+   * null.
+   */
+  private MeasurementGroup sameChange(MeasurementGroup g, String timing, String requestedMode) {
     return groups.groups().stream()
         .filter(
             other ->
                 other.requestedMode().equals(requestedMode)
+                    && other.timing().equals(timing)
                     && other.view().equals(g.view())
                     && other.kind().equals(g.kind())
                     && other.deltaFraction() == g.deltaFraction())
@@ -315,29 +439,41 @@ final class SummaryMarkdown {
             + memory
             + " memory, "
             + context.os();
+    boolean timings = groups.showsTimings();
     List<Fact> facts =
-        List.of(
-            new Fact("Scale factor", plain(context.scaleFactor())),
-            new Fact("Date", context.date().toString()),
-            new Fact("Machine", machine),
-            new Fact("Java", context.javaVersion()),
-            new Fact("DuckDB", context.duckdbVersion()),
-            new Fact("calcite-ivm", context.calciteIvmVersion()),
-            new Fact(
-                "Refresh modes",
-                groups.modes().isEmpty()
-                    ? NONE
-                    : String.join(", ", groups.modes().stream().map(m -> "`" + m + "`").toList())),
-            new Fact(
-                "Repetitions",
-                repetitions() + " per view, requested mode, kind of change and delta size"));
+        new ArrayList<>(
+            List.of(
+                new Fact("Scale factor", plain(context.scaleFactor())),
+                new Fact("Date", context.date().toString()),
+                new Fact("Machine", machine),
+                new Fact("Java", context.javaVersion()),
+                new Fact("DuckDB", context.duckdbVersion()),
+                new Fact("calcite-ivm", context.calciteIvmVersion()),
+                new Fact("Refresh modes", quotedList(groups.modes()))));
+    if (timings) {
+      facts.add(new Fact("Refresh timings", quotedList(groups.timings())));
+    }
+    facts.add(
+        new Fact(
+            "Repetitions",
+            repetitions()
+                + (timings ? " per view, timing," : " per view,")
+                + " requested mode, kind of change and delta size"));
     for (Fact fact : facts) {
       md.append("- **").append(fact.label()).append(":** ").append(fact.value()).append('\n');
     }
     md.append('\n');
   }
 
+  /** Values as a list of code spans, {@code `auto`, `full`}, or {@value ReportFormats#NONE}. */
+  private static String quotedList(List<String> values) {
+    return values.isEmpty()
+        ? NONE
+        : String.join(", ", values.stream().map(v -> "`" + v + "`").toList());
+  }
+
   private void appendFailures(StringBuilder md) {
+    boolean timings = groups.showsTimings();
     List<String> failed =
         groups.groups().stream()
             .filter(g -> g.failures() > 0)
@@ -345,10 +481,11 @@ final class SummaryMarkdown {
                 g ->
                     String.format(
                         Locale.ROOT,
-                        "%s, %s, %s, %s (%d of %d repetitions)",
+                        "%s, %s, %s, %s%s (%d of %d repetitions)",
                         escape(g.view()),
                         escape(g.kind()),
                         percent(g.deltaFraction()),
+                        timings ? escape(g.timing()) + ", " : "",
                         escape(g.requestedMode()),
                         g.failures(),
                         g.reps().size()))

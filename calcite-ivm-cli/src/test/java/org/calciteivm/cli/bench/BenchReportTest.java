@@ -75,6 +75,7 @@ class BenchReportTest {
                     kinds.get(k),
                     size.fraction(),
                     "auto",
+                    "deferred",
                     rep.rep(),
                     Math.round(1_000_000 * size.fraction()),
                     2.0 * rep.rep(),
@@ -101,28 +102,44 @@ class BenchReportTest {
     assertThat(lines).hasSize(1 + 2 * 2 * 3 * 3);
     assertThat(lines.get(0))
         .isEqualTo(
-            "view,kind,delta_fraction,requested_mode,rep,changed_rows,captured_dml_ms,plain_dml_ms,"
-                + "refresh_ms,merge_ms,overhead_ms,mode,recompute_ms,noop_refresh_ms,"
+            "view,kind,delta_fraction,requested_mode,timing,rep,changed_rows,captured_dml_ms,"
+                + "plain_dml_ms,refresh_ms,merge_ms,overhead_ms,mode,recompute_ms,noop_refresh_ms,"
                 + "peak_memory_bytes,correct,speedup,rows_per_second,capture_overhead");
     // q1, insert, 0.01%, rep 1: refresh 1 ms (merge 0.75), recompute 1000 ms, 100 rows, DML 2 ms
     // vs 1.6 ms
     assertThat(lines.get(1))
         .isEqualTo(
-            "q1,insert,0.0001,auto,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,200000001,true,"
-                + "1000,100000,1.25");
+            "q1,insert,0.0001,auto,deferred,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,200000001,"
+                + "true,1000,100000,1.25");
   }
 
   @Test
   void quotesCsvFieldsAsRfc4180Says() {
     Measurement odd =
         new Measurement(
-            "a,\"b\"", "in\nsert", 0.001, "full", 1, 1, 1, 0, 0, 0, "full", 1, 1, 1, true);
+            "a,\"b\"",
+            "in\nsert",
+            0.001,
+            "full",
+            "deferred",
+            1,
+            1,
+            1,
+            0,
+            0,
+            0,
+            "full",
+            1,
+            1,
+            1,
+            true);
 
     String csv = new BenchReport(List.of(odd), CONTEXT).csv();
 
     // refresh and plain DML take 0 ms: speedup, rows/s and overhead are not finite, so empty
     assertThat(csv)
-        .endsWith("\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,full,1,1,1,0,0,0,0,full,1,1,1,true,,,\n");
+        .endsWith(
+            "\n\"a,\"\"b\"\"\",\"in\nsert\",0.001,full,deferred,1,1,1,0,0,0,0,full,1,1,1,true,,,\n");
   }
 
   @Test
@@ -224,12 +241,28 @@ class BenchReportTest {
     List<Measurement> measurements =
         List.of(
             new Measurement(
-                "a", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "full", 50, 1, 1, true),
+                "a",
+                "insert",
+                0.001,
+                "auto",
+                "deferred",
+                1,
+                10,
+                1,
+                1,
+                5,
+                4,
+                "full",
+                50,
+                1,
+                1,
+                true),
             new Measurement(
                 "b",
                 "update",
                 0.001,
                 "auto",
+                "deferred",
                 1,
                 10,
                 1,
@@ -242,11 +275,56 @@ class BenchReportTest {
                 1,
                 true),
             new Measurement(
-                "c", "insert", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, false),
+                "c",
+                "insert",
+                0.001,
+                "auto",
+                "deferred",
+                1,
+                10,
+                1,
+                1,
+                5,
+                4,
+                "incremental",
+                50,
+                1,
+                1,
+                false),
             new Measurement(
-                "d", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true),
+                "d",
+                "delete",
+                0.001,
+                "auto",
+                "deferred",
+                1,
+                10,
+                1,
+                1,
+                5,
+                4,
+                "incremental",
+                50,
+                1,
+                1,
+                true),
             new Measurement(
-                "e", "delete", 0.001, "auto", 1, 10, 1, 1, 5, 4, "incremental", 50, 1, 1, true));
+                "e",
+                "delete",
+                0.001,
+                "auto",
+                "deferred",
+                1,
+                10,
+                1,
+                1,
+                5,
+                4,
+                "incremental",
+                50,
+                1,
+                1,
+                true));
 
     BenchReport report = new BenchReport(measurements, CONTEXT);
     report.write(dir);
@@ -278,6 +356,7 @@ class BenchReportTest {
         kind,
         0.001,
         requestedMode,
+        "deferred",
         rep,
         1000,
         1,
@@ -427,6 +506,140 @@ class BenchReportTest {
     BenchReport.write(severalModes(), CONTEXT, dir);
 
     // q1 under 3 modes and q6 under 1: 4 panels, 2 columns, 2 rows
+    assertImage(dir.resolve(BenchReport.REFRESH_TIME_CHART_FILE), 1600, 90 + 2 * 450);
+    assertImage(dir.resolve(BenchReport.SPEEDUP_CHART_FILE), 1600, 90 + 2 * 450);
+  }
+
+  /**
+   * A write of the measurements of several timings, under {@code incremental}: 1,000 changed rows,
+   * recompute 100 ms; a deferred view's refresh takes 20 ms, an immediate view's finds nothing
+   * pending and takes 0.1 ms.
+   */
+  private static Measurement write(
+      String view,
+      String timing,
+      String kind,
+      int rep,
+      double plainMillis,
+      double capturedMillis,
+      boolean correct) {
+    boolean immediate = timing.equals("immediate");
+    return new Measurement(
+        view,
+        kind,
+        0.001,
+        "incremental",
+        timing,
+        rep,
+        1000,
+        capturedMillis,
+        plainMillis,
+        immediate ? 0.1 : 20,
+        immediate ? 0 : 15,
+        immediate ? "none" : "incremental",
+        100,
+        0.5,
+        1_000_000,
+        correct);
+  }
+
+  /**
+   * q1 with the view deferred, then immediate, as the benchmark runs them, inserts and single-row
+   * updates, 3 repetitions; q6 immediate only, one repetition, incorrect.
+   */
+  private static List<Measurement> severalTimings() {
+    return List.of(
+        write("q1", "deferred", "insert", 1, 10, 11, true),
+        write("q1", "deferred", "insert", 2, 12, 13, true),
+        write("q1", "deferred", "insert", 3, 11, 12, true),
+        write("q1", "deferred", "update_one", 1, 1.0, 2, true),
+        write("q1", "deferred", "update_one", 2, 1.2, 2, true),
+        write("q1", "deferred", "update_one", 3, 1.4, 3, true),
+        write("q1", "immediate", "insert", 1, 10, 25, true),
+        write("q1", "immediate", "insert", 2, 14, 30, true),
+        write("q1", "immediate", "insert", 3, 12, 20, true),
+        write("q1", "immediate", "update_one", 1, 1, 3, true),
+        write("q1", "immediate", "update_one", 2, 1, 4, true),
+        write("q1", "immediate", "update_one", 3, 2, 5, true),
+        write("q6", "immediate", "insert", 1, 10, 15, false));
+  }
+
+  @Test
+  void comparesWritesWithImmediateViewsWithPlainAndDeferredWrites() {
+    String markdown = new BenchReport(severalTimings(), CONTEXT).markdown();
+
+    // q1 insert: plain 10, 14, 12 -> 12.0; deferred 11, 13, 12 -> 12.0; immediate 25, 30, 20 ->
+    // 25.0; differences 15, 16, 8 -> 15.0; ratios 2.5, 2.14, 1.67 -> 2.14
+    // q1 update_one: plain 1, 1, 2 -> 1.0; deferred 2, 2, 3 -> 2.0; immediate 3, 4, 5 -> 4.0;
+    // differences 2, 3, 3 -> 3.0; ratios 3, 4, 2.5 -> 3.00
+    // q6: never deferred
+    assertThat(markdown)
+        .contains(
+            """
+            ## Writes with immediate views
+
+            Median time in ms of the change's DML: *plain* on DuckDB without views; *deferred* \
+            captured by calcite-ivm, the view left to `REFRESH`; *immediate* captured and the view \
+            maintained before the write returned. *immediate − plain* and *immediate / plain* are \
+            medians of the repetitions' differences and ratios (the plain and the immediate write \
+            of one cycle).
+
+            | view | kind | delta | plain ms | deferred ms | immediate ms | immediate − plain ms \
+            | immediate / plain (x) |
+            |---|---|---:|---:|---:|---:|---:|---:|
+            | q1 | insert | 0.1% | 12.0 | 12.0 | 25.0 | 15.0 | 2.14 |
+            | q1 | update_one | 0.1% | 1.0 | 2.0 | 4.0 | 3.0 | 3.00 |
+            | q6 | insert | 0.1% | 10.0 | – | 15.0 | 5.0 | 1.50 |
+            """);
+  }
+
+  @Test
+  void namesTheTimingWhereTheRunHasImmediateViews() {
+    BenchReport report = new BenchReport(severalTimings(), CONTEXT);
+    String markdown = report.markdown();
+
+    assertThat(markdown)
+        .contains("- **Refresh modes:** `incremental`\n")
+        .contains("- **Refresh timings:** `deferred`, `immediate`\n")
+        .contains("- **Repetitions:** 1 to 3 per view, timing, requested mode, kind of change")
+        .contains(
+            "> **Warning:** a refreshed view differed from its recompute: q6, insert, 0.1%,"
+                + " immediate, incremental (1 of 1 repetitions).")
+        .contains("| view | kind | delta | requested mode | timing | changed rows | refresh ms |")
+        // the timings of one change next to each other; immediate: nothing pending
+        .contains(
+            "| q1 | insert | 0.1% | incremental | deferred | 1,000 | 20.0 | 5.0 | incremental |")
+        .contains("| q1 | insert | 0.1% | incremental | immediate | 1,000 | 0.1 | 0.1 | none |")
+        // a paragraph after the notes on the other columns
+        .contains("of none.\n\n*timing*: the view's `refresh` option");
+    // deferred: speedups 100 / 20 = 5.0; immediate: 100 / 0.1 = 1,000 (an empty refresh)
+    assertThat(report.speedupTable())
+        .isEqualTo(
+            """
+            | view | timing | delta | insert (x) | update_one (x) | all kinds (x) |
+            |---|---|---:|---:|---:|---:|
+            | q1 | deferred | 0.1% | 5.0 | 5.0 | 5.0 |
+            | q1 | immediate | 0.1% | 1,000.0 | 1,000.0 | 1,000.0 |
+            | q6 **(incorrect)** | immediate | 0.1% | 1,000.0 | – | 1,000.0 |
+            """);
+  }
+
+  @Test
+  void leavesTheTimingOutOfARunOfDeferredViews() {
+    String markdown = new BenchReport(measurements(), CONTEXT).markdown();
+
+    assertThat(markdown)
+        .doesNotContain("timing")
+        .doesNotContain("Refresh timings")
+        .doesNotContain("Writes with immediate views")
+        .contains("| view | kind | delta | requested mode | changed rows |");
+  }
+
+  @Test
+  void drawsAPanelPerViewAndTimingWhenTheRunHasImmediateViews() throws IOException {
+    BenchReport.write(severalTimings(), CONTEXT, dir);
+
+    // q1 deferred and immediate, q6 immediate: 3 panels, 2 columns, 2 rows
     assertImage(dir.resolve(BenchReport.REFRESH_TIME_CHART_FILE), 1600, 90 + 2 * 450);
     assertImage(dir.resolve(BenchReport.SPEEDUP_CHART_FILE), 1600, 90 + 2 * 450);
   }

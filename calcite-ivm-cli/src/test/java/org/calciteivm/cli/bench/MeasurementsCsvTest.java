@@ -22,6 +22,7 @@ class MeasurementsCsvTest {
               "insert",
               0.0001,
               "auto",
+              "deferred",
               1,
               100,
               2,
@@ -35,7 +36,22 @@ class MeasurementsCsvTest {
               true),
           // a name with a comma, a quote and a line break; zero times make the ratios not finite
           new Measurement(
-              "a,\"b\"", "in\nsert", 0.001, "full", 2, 1, 1, 0, 0, 0, "full", 1, 1, 1, false),
+              "a,\"b\"",
+              "in\nsert",
+              0.001,
+              "full",
+              "immediate",
+              2,
+              1,
+              1,
+              0,
+              0,
+              0,
+              "full",
+              1,
+              1,
+              1,
+              false),
           // a time that was never measured, and one too short to be measured; a refresh that
           // found nothing pending
           new Measurement(
@@ -43,6 +59,7 @@ class MeasurementsCsvTest {
               "update",
               0.1,
               "incremental",
+              "immediate",
               3,
               7,
               1e-9,
@@ -71,7 +88,8 @@ class MeasurementsCsvTest {
     assertThat(rows.get(0)).isEqualTo(String.join(",", MeasurementsCsv.HEADER));
     assertThat(rows.get(1))
         .isEqualTo(
-            "b,update,0.1,incremental,3,7,0.000000001,0,123456.789,0,123456.789,none,,1,1,true,,"
+            "b,update,0.1,incremental,immediate,3,7,0.000000001,0,123456.789,0,123456.789,none,,1,1,"
+                + "true,,"
                 + "0.05670000051597,");
   }
 
@@ -104,6 +122,7 @@ class MeasurementsCsvTest {
                 "insert",
                 0.0001,
                 "incremental",
+                "deferred",
                 1,
                 100,
                 2,
@@ -119,8 +138,39 @@ class MeasurementsCsvTest {
     // written again: the merge time and the overhead are unknown, so empty
     assertThat(MeasurementsCsv.toCsv(read))
         .endsWith(
-            "\nq1,insert,0.0001,incremental,1,100,2,1.6,1,,,incremental,1000,0.5,200000001,"
-                + "true,1000,100000,1.25\n");
+            "\nq1,insert,0.0001,incremental,deferred,1,100,2,1.6,1,,,incremental,1000,0.5,"
+                + "200000001,true,1000,100000,1.25\n");
+  }
+
+  @Test
+  void readsAFileWrittenBeforeTheTimingsAsDeferredViews() throws IOException {
+    // written with the refresh modes, before the timings
+    String csv =
+        "view,kind,delta_fraction,requested_mode,rep,changed_rows,captured_dml_ms,plain_dml_ms,"
+            + "refresh_ms,merge_ms,overhead_ms,mode,recompute_ms,noop_refresh_ms,"
+            + "peak_memory_bytes,correct,speedup,rows_per_second,capture_overhead\n"
+            + "q1,insert,0.0001,auto,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,200000001,true,"
+            + "1000,100000,1.25\n";
+
+    List<Measurement> read = MeasurementsCsv.read(new StringReader(csv));
+
+    assertThat(read).containsExactly(MEASUREMENTS.get(0));
+    assertThat(read.get(0).timing()).isEqualTo("deferred");
+    // written again: with the column, after requested_mode
+    assertThat(MeasurementsCsv.toCsv(read))
+        .endsWith(
+            "\nq1,insert,0.0001,auto,deferred,1,100,2,1.6,1,0.75,0.25,incremental,1000,0.5,"
+                + "200000001,true,1000,100000,1.25\n");
+  }
+
+  @Test
+  void refusesATimingThatIsNoneOfTheOptionsValues() {
+    String csv =
+        MeasurementsCsv.toCsv(MEASUREMENTS.subList(0, 1)).replace(",deferred,", ",every 5s,");
+
+    assertThatThrownBy(() -> MeasurementsCsv.read(new StringReader(csv)))
+        .isInstanceOf(IOException.class)
+        .hasMessage("row 1: timing is not one of deferred, immediate: \"every 5s\"");
   }
 
   @Test
