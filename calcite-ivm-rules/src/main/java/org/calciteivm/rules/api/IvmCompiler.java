@@ -10,6 +10,7 @@ import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmPrograms;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
@@ -69,6 +70,8 @@ public final class IvmCompiler {
    * @throws UnsupportedViewException if the view cannot be maintained
    */
   public static MaintainedView compile(String name, RelNode view) throws UnsupportedViewException {
+    // the plan may come from a planner of another thread
+    IvmMetadata.onThisThread(view.getCluster());
     // an ORDER BY without LIMIT on top orders the rows when the view is read: the view is a bag
     RelCollation order = RelCollations.EMPTY;
     RelNode rows = view;

@@ -17,6 +17,7 @@ import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.ZSets;
+import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateColumn;
@@ -136,8 +137,27 @@ public final class MaintainedView {
             .collect(ImmutableList.toImmutableList());
   }
 
-  /** The delta program for {@code change}. */
+  /**
+   * The delta program for {@code change}, on any thread.
+   *
+   * @throws IllegalArgumentException if {@code change} names a table the view does not read, or a
+   *     changed table's delta relation is missing or has another row type than the table's columns
+   *     followed by the weight ({@link org.calciteivm.rules.delta.ChangeOf#weightedRowType})
+   */
   public DeltaProgram delta(Change change) {
+    for (List<String> table : change.changedTables()) {
+      if (!analysis.baseTables().contains(table)) {
+        throw new IllegalArgumentException(
+            "the change names table "
+                + table
+                + ", which view "
+                + name
+                + " does not read; its tables are "
+                + analysis.baseTables()
+                + " (qualified names, as baseTables() gives them)");
+      }
+    }
+    IvmMetadata.onThisThread(plan.getCluster());
     DeltaContext context =
         new DeltaContext(
             table -> change.changedTables().contains(table.getQualifiedName()),

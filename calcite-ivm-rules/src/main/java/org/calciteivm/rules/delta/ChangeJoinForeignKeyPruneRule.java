@@ -141,7 +141,10 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
       }
     }
     for (RelOptTable source : JoinTerms.scannedTables(y)) {
-      for (RelReferentialConstraint key : source.getReferentialConstraints()) {
+      // null, as for most tables (Calcite's AbstractTable, JdbcTable): none declared
+      List<RelReferentialConstraint> keys = source.getReferentialConstraints();
+      for (RelReferentialConstraint key :
+          keys == null ? List.<RelReferentialConstraint>of() : keys) {
         if (key.getTargetQualifiedName().equals(referenced.getQualifiedName())
             && key.getColumnPairs().stream()
                 .allMatch(pair -> equated(equalities, source, referenced, pair))) {

@@ -1,15 +1,16 @@
 package org.calciteivm.rules.delta;
 
-import static java.util.Objects.requireNonNull;
-
 import java.util.List;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rel.rules.TransformationRule;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.tools.RelBuilder;
+import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.immutables.value.Value;
 
@@ -42,9 +43,36 @@ public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
       return;
     }
     RelOptTable deltaTable =
-        requireNonNull(
-            scan.getTable().getRelOptSchema().getTableForMember(changing.deltaTableName()),
-            () -> "delta relation " + changing.deltaTableName() + " is not in the schema");
+        scan.getTable().getRelOptSchema().getTableForMember(changing.deltaTableName());
+    if (deltaTable == null) {
+      throw new IllegalArgumentException(
+          "the delta relation "
+              + changing.deltaTableName()
+              + " of table "
+              + scan.getTable().getQualifiedName()
+              + " is not in the schema the view is planned in");
+    }
+    RelDataType expected = delta.getRowType();
+    if (!RelOptUtil.areRowTypesEqual(expected, deltaTable.getRowType(), false)) {
+      throw new IllegalArgumentException(
+          "the delta relation "
+              + changing.deltaTableName()
+              + " of table "
+              + scan.getTable().getQualifiedName()
+              + " has the row type "
+              + deltaTable.getRowType().getFullTypeString()
+              + " but must have "
+              + expected.getFullTypeString()
+              + ": the table's columns with their types and nullability, then "
+              + ZSets.WEIGHT_COLUMN
+              + " "
+              + expected
+                  .getFieldList()
+                  .get(expected.getFieldCount() - 1)
+                  .getType()
+                  .getFullTypeString()
+              + " (ChangeOf.weightedRowType gives it)");
+    }
     call.transformTo(LogicalTableScan.create(scan.getCluster(), deltaTable, List.of()));
   }
 

@@ -32,9 +32,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.logical.LogicalSort;
-import org.apache.calcite.rel.metadata.JaninoRelMetadataProvider;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
-import org.apache.calcite.rel.metadata.RelMetadataQueryBase;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
@@ -61,6 +59,7 @@ import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -318,9 +317,7 @@ public final class ViewSqlPlanner {
    * whichever thread refreshes it, so the handlers are installed where they are missing.
    */
   private static RelMetadataQuery metadataQuery() {
-    if (RelMetadataQueryBase.THREAD_PROVIDERS.get() == null) {
-      RelMetadataQueryBase.THREAD_PROVIDERS.set(JaninoRelMetadataProvider.DEFAULT);
-    }
+    IvmMetadata.onThisThread();
     return RelMetadataQuery.instance();
   }
 
