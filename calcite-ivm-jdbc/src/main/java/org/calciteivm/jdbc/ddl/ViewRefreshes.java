@@ -3,8 +3,11 @@ package org.calciteivm.jdbc.ddl;
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
@@ -17,7 +20,8 @@ import org.calciteivm.jdbc.sql.ObjectName;
 /**
  * {@code REFRESH MATERIALIZED VIEW} over the graph of materialized views: a view is refreshed after
  * the views it reads (its hidden views and the materialized views in its query), bottom-up, each
- * with its program, read from the catalog at its first use in the process.
+ * with its program, read from the catalog at its first use in the process; the whole graph in one
+ * transaction (the client's, or one of its own that a conflict runs again whole).
  */
 public final class ViewRefreshes {
   /** How the step of a view below starts, listed under that view's own line. */
@@ -72,10 +76,68 @@ public final class ViewRefreshes {
    */
   public static RefreshExecutor.Outcome refresh(
       IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
+    IvmDatabase database = connection.database();
+    List<ViewEntry> below = viewsBelow(database.catalog(), view);
+    if (below.isEmpty() || connection.inTransaction()) {
+      return refreshGraph(connection, view, below, timed);
+    }
+    // the graph in one transaction of its own: one commit, and readers of the view never see
+    // the nodes below it ahead of it. Each node's capture generations are read before it begins
+    // (a change counted later is consumed by a later refresh), as a refresh of one view does.
+    List<ViewEntry> graph = new ArrayList<>(below);
+    graph.add(view);
+    List<List<Long>> generations = new ArrayList<>();
+    boolean pending = false;
+    for (ViewEntry node : graph) {
+      generations.add(database.captureGenerations(node.inputTableIds()));
+      pending |= !database.refreshedSince(node.id(), generations.get(generations.size() - 1));
+    }
+    if (!pending) {
+      return refreshGraph(connection, view, below, timed); // each node returns at once
+    }
+    return database.refreshing(
+        () -> {
+          RefreshExecutor.Outcome outcome =
+              Conflicts.retrying(
+                  attempt ->
+                      connection.atomically(() -> refreshGraph(connection, view, below, timed)),
+                  () -> {},
+                  (attempts, e) -> e);
+          // the change logs of the nodes below moved on with what the nodes above consumed in the
+          // same transaction; only refreshes write them, and this one still holds the refresh lock
+          Set<Integer> logs = new HashSet<>();
+          for (ViewEntry node : below) {
+            database
+                .catalog()
+                .trackedTable(node.userViewSchema(), node.name())
+                .ifPresent(log -> logs.add(log.id()));
+          }
+          for (int i = 0; i < graph.size(); i++) {
+            List<Integer> inputs = graph.get(i).inputTableIds();
+            List<Long> now = database.captureGenerations(inputs);
+            List<Long> consumed = new ArrayList<>(generations.get(i));
+            for (int j = 0; j < inputs.size(); j++) {
+              if (logs.contains(inputs.get(j))) {
+                consumed.set(j, now.get(j));
+              }
+            }
+            database.refreshed(graph.get(i).id(), consumed);
+          }
+          return outcome;
+        });
+  }
+
+  /**
+   * Refreshes {@code below}, the views {@code view} reads in bottom-up order, then {@code view}:
+   * each in the open transaction, or in one of its own if none is open.
+   */
+  private static RefreshExecutor.Outcome refreshGraph(
+      IvmConnection connection, ViewEntry view, List<ViewEntry> viewsBelow, boolean timed)
+      throws SQLException {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
-    // the views it reads first, each in a transaction of its own unless the client's is open: a
-    // view's change log keeps what the views reading it have not consumed
-    for (ViewEntry below : viewsBelow(connection.database().catalog(), view)) {
+    // the views it reads first: a view's change log keeps what the views reading it have not
+    // consumed
+    for (ViewEntry below : viewsBelow) {
       long started = System.nanoTime();
       RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed);
       steps.add(
