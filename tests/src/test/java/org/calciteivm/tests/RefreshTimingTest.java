@@ -290,6 +290,66 @@ class RefreshTimingTest {
         .hasMessageContaining("at least 100 milliseconds");
   }
 
+  /**
+   * Prepared writes and JDBC batches maintain immediate views too, in auto-commit and in a
+   * transaction; a batch whose maintenance fails applies nothing.
+   */
+  @Test
+  void preparedWritesAndBatchesMaintainImmediateViews() throws Exception {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("prepared.duckdb");
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE t (id BIGINT, grp INTEGER, val INTEGER)");
+      s.execute("CREATE MATERIALIZED VIEW groups WITH (refresh = 'immediate') AS " + GROUPS);
+      s.execute(
+          "CREATE MATERIALIZED VIEW small WITH (refresh = 'immediate') AS"
+              + " SELECT id, CAST(val AS TINYINT) AS val FROM t");
+      try (var insert = c.prepareStatement("INSERT INTO t VALUES (?, ?, ?)")) {
+        for (int i = 0; i < 10; i++) {
+          insert.setLong(1, i);
+          insert.setInt(2, i % 3);
+          insert.setInt(3, i);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+        ViewCheck.assertMatches(c, "groups", GROUPS, "after a batch");
+        insert.setLong(1, 100);
+        insert.setInt(2, 1);
+        insert.setInt(3, 1000); // too large for the view's TINYINT
+        assertThatThrownBy(insert::executeUpdate)
+            .hasMessageContaining("immediate materialized view \"small\"");
+      }
+      assertThat(ViewCheck.rows(c, "SELECT count(*) FROM t")).containsExactly("10");
+      c.setAutoCommit(false);
+      try (var update = c.prepareStatement("UPDATE t SET val = val + ? WHERE grp = ?")) {
+        update.setInt(1, 5);
+        update.setInt(2, 1);
+        update.executeUpdate();
+        ViewCheck.assertMatches(c, "groups", GROUPS, "in a transaction");
+        ViewCheck.assertMatches(c, "small", "SELECT id, CAST(val AS TINYINT) AS val FROM t", "");
+      }
+      c.rollback();
+      c.setAutoCommit(true);
+      ViewCheck.assertMatches(c, "groups", GROUPS, "after the rollback");
+    }
+  }
+
+  /** A server refreshes scheduled views in its own process, as the embedded driver does. */
+  @Test
+  void theServerRefreshesScheduledViews() throws Exception {
+    Path file = dir.resolve("served.duckdb");
+    try (var server = RemoteServer.start(file);
+        Connection c = RemoteServer.connect(server);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE t (id BIGINT, grp INTEGER, val INTEGER)");
+      s.execute(
+          "CREATE MATERIALIZED VIEW groups WITH (refresh = 'every 100 milliseconds') AS " + GROUPS);
+      s.execute("INSERT INTO t SELECT i, i % 4, i FROM range(50) r(i)");
+      awaitTrue(c, "SELECT pending_rows_total = 0 FROM ivm_views WHERE name = 'groups'");
+      ViewCheck.assertMatches(c, "groups", GROUPS, "refreshed by the server's scheduler");
+    }
+  }
+
   /** Waits up to 20 seconds for {@code sql}, a one-row boolean query, to return true. */
   private static void awaitTrue(Connection c, String sql) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
