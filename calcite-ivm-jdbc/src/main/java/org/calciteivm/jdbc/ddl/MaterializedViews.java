@@ -195,7 +195,8 @@ public final class MaterializedViews {
         throw refusal;
       }
       id = IvmCatalog.newViewId(duckDb);
-      IntermediateStates.Split split = IntermediateStates.split(definition.query(), id, name);
+      IntermediateStates.Split split =
+          IntermediateStates.split(definition.query(), id, name, DuckDbFunctions.read(duckDb));
       if (split.nodes().isEmpty()) {
         throw refusal;
       }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -14,6 +15,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSelectKeyword;
 import org.apache.calcite.util.Litmus;
@@ -51,6 +53,7 @@ final class DistinctAggregates {
   private final QueryText text;
   private final SqlSelect select;
   private final String viewName;
+  private final Predicate<SqlOperator> isAggregate;
   private final List<SqlNode> groups = new ArrayList<>();
 
   /** The aggregate calls of the select list and HAVING, each with the FILTER around it. */
@@ -68,10 +71,12 @@ final class DistinctAggregates {
     }
   }
 
-  private DistinctAggregates(QueryText text, SqlSelect select, String viewName) {
+  private DistinctAggregates(
+      QueryText text, SqlSelect select, String viewName, Predicate<SqlOperator> isAggregate) {
     this.text = text;
     this.select = select;
     this.viewName = viewName;
+    this.isAggregate = isAggregate;
   }
 
   /**
@@ -82,9 +87,13 @@ final class DistinctAggregates {
    * @throws UnsupportedViewException if its DISTINCT aggregates cannot be kept this way
    */
   static IntermediateStates.@Nullable Split split(
-      QueryText text, SqlSelect select, int viewId, String viewName)
+      QueryText text,
+      SqlSelect select,
+      int viewId,
+      String viewName,
+      Predicate<SqlOperator> isAggregate)
       throws UnsupportedViewException {
-    DistinctAggregates split = new DistinctAggregates(text, select, viewName);
+    DistinctAggregates split = new DistinctAggregates(text, select, viewName, isAggregate);
     for (SqlNode item : select.getSelectList()) {
       split.collect(item);
     }
@@ -109,7 +118,7 @@ final class DistinctAggregates {
       calls.add(new AggregateCall(call, aggregate, call.operand(1)));
       return;
     }
-    if (IntermediateStates.isAggregate(call.getOperator())) {
+    if (isAggregate.test(call.getOperator())) {
       calls.add(new AggregateCall(call, call, null));
       return;
     }

@@ -26,6 +26,7 @@ import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
@@ -59,6 +60,7 @@ public final class IntermediateStates {
           SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL);
 
   private final QueryText text;
+  private final DuckDbFunctions functions;
   private final List<Span> spans = new ArrayList<>();
 
   /**
@@ -78,15 +80,19 @@ public final class IntermediateStates {
    */
   public record Split(String query, ImmutableList<Node> nodes) {}
 
-  private IntermediateStates(QueryText text) {
+  private IntermediateStates(QueryText text, DuckDbFunctions functions) {
     this.text = text;
+    this.functions = functions;
   }
 
   /**
    * Splits {@code query}, the query of the view with id {@code viewId}: no nodes if it has no
-   * aggregating subquery in a FROM clause (or it has a WITH clause, or does not parse).
+   * aggregating subquery in a FROM clause (or it has a WITH clause, or does not parse). {@code
+   * functions} are DuckDB's, which tell its aggregates ({@code quantile_cont}, ...) from scalar
+   * functions.
    */
-  public static Split split(String query, int viewId, String viewName) throws SQLException {
+  public static Split split(String query, int viewId, String viewName, DuckDbFunctions functions)
+      throws SQLException {
     SqlNode parsed;
     try {
       parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
@@ -98,15 +104,17 @@ public final class IntermediateStates {
       String inlined = CommonTableExpressions.inline(text, with);
       return inlined == null
           ? new Split(query, ImmutableList.of())
-          : split(inlined, viewId, viewName);
+          : split(inlined, viewId, viewName, functions);
     }
     if (parsed instanceof SqlSelect select) {
-      Split distinct = DistinctAggregates.split(text, select, viewId, viewName);
+      Split distinct =
+          DistinctAggregates.split(
+              text, select, viewId, viewName, operator -> isAggregate(operator, functions));
       if (distinct != null) {
         return distinct;
       }
     }
-    IntermediateStates states = new IntermediateStates(text);
+    IntermediateStates states = new IntermediateStates(text, functions);
     states.visitQuery(parsed);
     return states.splice(viewId);
   }
@@ -157,15 +165,15 @@ public final class IntermediateStates {
   }
 
   /** Whether {@code select} aggregates its rows. */
-  private static boolean aggregates(SqlSelect select) {
+  private boolean aggregates(SqlSelect select) {
     return select.isDistinct()
         || (select.getGroup() != null && !select.getGroup().isEmpty())
         || select.getHaving() != null
-        || select.getSelectList().stream().anyMatch(IntermediateStates::callsAggregate);
+        || select.getSelectList().stream().anyMatch(this::callsAggregate);
   }
 
   /** Whether {@code node} calls an aggregate function (not over a window, not in a subquery). */
-  private static boolean callsAggregate(SqlNode node) {
+  private boolean callsAggregate(SqlNode node) {
     if (!(node instanceof SqlCall call)
         || call.getKind() == SqlKind.OVER
         || call.getKind() == SqlKind.SELECT) {
@@ -175,12 +183,12 @@ public final class IntermediateStates {
     if (kind == SqlKind.FILTER || kind == SqlKind.WITHIN_GROUP || kind == SqlKind.WITHIN_DISTINCT) {
       return true;
     }
-    if (isAggregate(call.getOperator())) {
+    if (isAggregate(call.getOperator(), functions)) {
       return true;
     }
     for (SqlNode operand : call.getOperandList()) {
       if (operand instanceof SqlNodeList list) {
-        if (list.stream().anyMatch(IntermediateStates::callsAggregate)) {
+        if (list.stream().anyMatch(this::callsAggregate)) {
           return true;
         }
       } else if (callsAggregate(operand)) {
@@ -190,12 +198,15 @@ public final class IntermediateStates {
     return false;
   }
 
-  static boolean isAggregate(SqlOperator operator) {
+  static boolean isAggregate(SqlOperator operator, DuckDbFunctions functions) {
     if (operator instanceof SqlAggFunction) {
       return true;
     }
     if (!(operator instanceof SqlUnresolvedFunction function)) {
       return false;
+    }
+    if (functions.isAggregate(function.getName())) {
+      return true;
     }
     List<SqlOperator> found = new ArrayList<>();
     FUNCTIONS.lookupOperatorOverloads(

@@ -142,7 +142,10 @@ public final class ViewCompiler {
     if (!view.splitsQuery()) {
       return plan(connection, view.name(), view.query(), tracked);
     }
-    String split = IntermediateStates.split(view.query(), view.id(), view.name()).query();
+    String split =
+        IntermediateStates.split(
+                view.query(), view.id(), view.name(), DuckDbFunctions.read(connection))
+            .query();
     return plan(connection, view.name(), split, view.query(), tracked);
   }
 

@@ -3,17 +3,49 @@ package org.calciteivm.jdbc.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Node;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Split;
 import org.junit.jupiter.api.Test;
 
 class IntermediateStatesTest {
+  /** DuckDB's functions, which tell its aggregates from its scalar functions. */
+  private static final DuckDbFunctions FUNCTIONS;
+
+  static {
+    try (Connection duckDb = DriverManager.getConnection("jdbc:duckdb:")) {
+      FUNCTIONS = DuckDbFunctions.read(duckDb);
+    } catch (SQLException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private static Split split(String query, int viewId, String viewName) throws SQLException {
+    return IntermediateStates.split(query, viewId, viewName, FUNCTIONS);
+  }
+
+  /** A branch that aggregates only with one of DuckDB's own aggregates is split too. */
+  @Test
+  void branchAggregatingWithADuckDbAggregateBecomesANode() throws SQLException {
+    Split split =
+        split(
+            "SELECT g, quantile_cont(x, 0.25) AS q FROM t GROUP BY g"
+                + " UNION ALL SELECT NULL, quantile_cont(x, 0.25) FROM t",
+            5,
+            "v");
+    assertThat(split.nodes()).hasSize(2);
+    assertThat(split.nodes().get(1).query())
+        .isEqualTo("SELECT NULL, quantile_cont(x, 0.25) FROM t");
+  }
+
   @Test
   void joinedAggregateBecomesANode() throws SQLException {
     Split split =
-        IntermediateStates.split(
+        split(
             "SELECT c.region, t.total FROM customer c JOIN (SELECT custkey, SUM(price) AS total"
                 + " FROM orders GROUP BY custkey) t ON c.custkey = t.custkey",
             7,
@@ -31,7 +63,7 @@ class IntermediateStatesTest {
   @Test
   void onlyTheOutermostAggregateIsSplit() throws SQLException {
     Split split =
-        IntermediateStates.split(
+        split(
             "SELECT n, COUNT(*) AS k FROM (SELECT a, COUNT(*) AS n FROM"
                 + " (SELECT a, MAX(b) AS b FROM t GROUP BY a) i GROUP BY a) q GROUP BY n",
             3,
@@ -49,7 +81,7 @@ class IntermediateStatesTest {
         "SELECT \"x)\".k -- a comment (with a parenthesis\n"
             + "FROM t AS \"x)\" JOIN ( /* ( */ (SELECT DISTINCT k FROM \"u(\" WHERE s = ')')) AS d\n"
             + "ON \"x)\".k = d.k AND d.k IN (SELECT 1)";
-    Split split = IntermediateStates.split(query, 12, "v");
+    Split split = split(query, 12, "v");
     assertThat(split.query())
         .isEqualTo(
             "SELECT \"x)\".k -- a comment (with a parenthesis\n"
@@ -65,7 +97,7 @@ class IntermediateStatesTest {
         "SELECT * FROM (SELECT a FROM (SELECT a, SUM(b) AS s FROM t GROUP BY a) x WHERE s > 0) p,\n"
             + "  (SELECT COUNT(*) AS n FROM u) q JOIN (SELECT a FROM v) r ON q.n = r.a"
             + " JOIN (SELECT a, b FROM w GROUP BY a, b HAVING COUNT(*) > 1) s USING (a)";
-    Split split = IntermediateStates.split(query, 5, "v");
+    Split split = split(query, 5, "v");
     assertThat(split.nodes())
         .extracting(Node::name)
         .containsExactly("node_5_1", "node_5_2", "node_5_3");
@@ -93,7 +125,7 @@ class IntermediateStatesTest {
           "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)",
           "SELEC oops"
         }) {
-      Split split = IntermediateStates.split(query, 1, "v");
+      Split split = split(query, 1, "v");
       assertThat(split.nodes()).as(query).isEmpty();
       assertThat(split.query()).isEqualTo(query);
     }
@@ -106,7 +138,7 @@ class IntermediateStatesTest {
             + "  SUM(o.price) AS total, AVG(o.price), COUNT(*) * 2 AS n2\n"
             + "FROM orders o JOIN customer c ON c.id = o.cust WHERE o.price IS NOT NULL\n"
             + "GROUP BY region HAVING MAX(o.price) > 1";
-    Split split = IntermediateStates.split(query, 4, "v");
+    Split split = split(query, 4, "v");
     assertThat(split.nodes())
         .containsExactly(
             new Node(
@@ -130,7 +162,7 @@ class IntermediateStatesTest {
   @Test
   void commonTableExpressionsAreInlinedThenSplit() throws SQLException {
     Split split =
-        IntermediateStates.split(
+        split(
             "WITH q AS (SELECT a, COUNT(*) AS n FROM t GROUP BY a), r(x, y) AS (SELECT n, a FROM q)\n"
                 + "SELECT r.x, s.n FROM r JOIN q AS s ON r.y = s.a",
             6,
@@ -148,17 +180,14 @@ class IntermediateStatesTest {
 
   @Test
   void aConstantDistinctValueIsGroupedByName() throws SQLException {
-    Split split = IntermediateStates.split("SELECT SUM(DISTINCT 4) AS s FROM t", 2, "v");
+    Split split = split("SELECT SUM(DISTINCT 4) AS s FROM t", 2, "v");
     assertThat(split.nodes().get(0).query())
         .isEqualTo("SELECT 4 AS \"distinct_value\" FROM t GROUP BY \"distinct_value\"");
   }
 
   @Test
   void distinctAggregatesOfTwoValuesAreRefused() {
-    assertThatThrownBy(
-            () ->
-                IntermediateStates.split(
-                    "SELECT COUNT(DISTINCT a), SUM(DISTINCT b) FROM t", 1, "v"))
+    assertThatThrownBy(() -> split("SELECT COUNT(DISTINCT a), SUM(DISTINCT b) FROM t", 1, "v"))
         .isInstanceOf(UnsupportedViewException.class)
         .hasMessageContaining("DISTINCT aggregates of different values (a and b)");
   }
