@@ -9,6 +9,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ class CatalogUpgradeTest {
         Statement s = plain.createStatement()) {
       s.execute("DROP VIEW ivm_views");
       s.execute("DROP TABLE _ivm.programs");
+      s.execute("DROP TABLE _ivm.schedules");
       s.execute("ALTER TABLE _ivm.view_inputs DROP COLUMN columns_read");
       for (String column :
           new String[] {
@@ -41,7 +43,9 @@ class CatalogUpgradeTest {
             "last_refresh_at",
             "refresh_count",
             "last_refresh_ms",
-            "scanned_table_ids"
+            "scanned_table_ids",
+            "refresh_timing",
+            "refresh_interval_ms"
           }) {
         s.execute("ALTER TABLE _ivm.views DROP COLUMN " + column);
       }
@@ -71,6 +75,39 @@ class CatalogUpgradeTest {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString(1)).isEqualTo("[1]");
       }
+      // views of before refresh timing are deferred, and can be made immediate or scheduled
+      assertThat(ViewCheck.rows(ivm, "SELECT refresh FROM ivm_views")).containsExactly("deferred");
+      s.execute("ALTER MATERIALIZED VIEW f SET (refresh = 'immediate')");
+      s.execute("INSERT INTO t VALUES (5, 'e', 0)");
+      ViewCheck.assertMatches(ivm, "f", "SELECT k, v FROM t WHERE k > 1", "immediate");
+    }
+  }
+
+  /**
+   * A read-only database whose catalog an earlier version wrote cannot be upgraded; its views are
+   * still read, as deferred views.
+   */
+  @Test
+  void readOnlyCatalogOfAnEarlierVersionIsRead() throws SQLException {
+    String path = dir.resolve("old-read-only.duckdb").toString();
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("CREATE TABLE t (k INTEGER, v VARCHAR)");
+      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k, v FROM t WHERE k > 1");
+    }
+    try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
+        Statement s = plain.createStatement()) {
+      s.execute("DROP TABLE _ivm.schedules");
+      s.execute("ALTER TABLE _ivm.views DROP COLUMN refresh_timing");
+      s.execute("ALTER TABLE _ivm.views DROP COLUMN refresh_interval_ms");
+    }
+    Properties readOnly = new Properties();
+    readOnly.setProperty("duckdb.read_only", "true");
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path, readOnly)) {
+      assertThat(ViewCheck.rows(ivm, "SELECT * FROM f")).containsExactly("2\tb");
+      assertThatThrownBy(() -> ivm.createStatement().execute("INSERT INTO t VALUES (3, 'c')"))
+          .hasMessageContaining("read-only");
     }
   }
 

@@ -279,11 +279,15 @@ public final class IvmCatalog {
         Integer owner,
         RefreshTiming timing) {}
     Map<Integer, Row> rows = new LinkedHashMap<>();
+    // a read-only file of an earlier version is not upgraded: its views are deferred
+    boolean timed =
+        DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views").contains("refresh_timing");
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT view_id, view_name, query, strategy, owner_view_id, refresh_timing,"
-                    + " refresh_interval_ms FROM "
+                "SELECT view_id, view_name, query, strategy, owner_view_id, "
+                    + (timed ? "refresh_timing, refresh_interval_ms" : "'deferred', 0")
+                    + " FROM "
                     + VIEWS
                     + " ORDER BY 1")) {
       while (rs.next()) {
