@@ -124,6 +124,19 @@ public final class Conflicts {
         cause);
   }
 
+  /**
+   * A statement inside a client's transaction ({@code what}, such as a refresh) conflicted; the
+   * transaction aborted.
+   */
+  static SQLException statementInTransaction(String what, SQLException cause) {
+    return failure(
+        what
+            + " conflicted with a concurrent transaction that changed the same rows (such as"
+            + " another refresh of a view reading the same tables): the transaction is aborted and"
+            + " nothing of it will be applied; roll it back and retry the whole transaction",
+        cause);
+  }
+
   /** COMMIT of a transaction that a conflict aborted: it was rolled back instead. */
   static SQLException commitAfterConflict(SQLException cause) {
     return failure(

@@ -105,6 +105,15 @@ public final class IvmConnection extends DelegatingConnection {
         });
   }
 
+  /**
+   * Runs {@code work}, the client's statement {@code what}, so that a conflict inside the client's
+   * open transaction fails with SQLState 40001 and aborts it ({@link
+   * TransactionState#inClientTransaction}).
+   */
+  <T> T inClientTransaction(String what, SqlWork<T> work) throws SQLException {
+    return transaction.inClientTransaction(what, work);
+  }
+
   /** Conflicts of auto-commit writes that this connection ran again, so far. */
   public long conflictRetries() {
     return transaction.conflictRetries();

@@ -75,7 +75,10 @@ final class StatementRouter {
       return new Count(0);
     }
     if (parsed instanceof RefreshMaterializedView refresh) {
-      return new Count(ViewRefreshes.refresh(connection, refresh.name(), false).changeRows());
+      return new Count(
+          connection.inClientTransaction(
+              "this refresh of " + refresh.name(),
+              () -> ViewRefreshes.refresh(connection, refresh.name(), false).changeRows()));
     }
     if (parsed instanceof AlterMaterializedView alter) {
       MaterializedViews.alter(connection, alter);
@@ -89,7 +92,9 @@ final class StatementRouter {
       return lines(
           duckDb,
           explain.analyze()
-              ? RefreshExplanation.explainAnalyze(connection, explain.name())
+              ? connection.inClientTransaction(
+                  "this refresh of " + explain.name(),
+                  () -> RefreshExplanation.explainAnalyze(connection, explain.name()))
               : RefreshExplanation.explain(connection, explain.name()));
     }
     if (parsed instanceof SetSetting set) {

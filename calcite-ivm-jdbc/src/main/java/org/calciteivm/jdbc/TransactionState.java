@@ -124,6 +124,28 @@ final class TransactionState {
   }
 
   /**
+   * Runs {@code work}, a statement of the client's ({@code REFRESH}), in the client's open
+   * transaction if there is one: a conflict with a concurrent transaction there aborts the
+   * transaction and fails with SQLState 40001, as a captured write's does ({@code what} names the
+   * statement in the message). Outside a transaction it just runs {@code work}.
+   */
+  <T> T inClientTransaction(String what, SqlWork<T> work) throws SQLException {
+    if (!inTransaction()) {
+      return work.run();
+    }
+    try {
+      return work.run();
+    } catch (SQLException e) {
+      if (!Conflicts.isConflict(e)) {
+        throw e;
+      }
+      abortedBy = e;
+      abortDuckDbTransaction();
+      throw Conflicts.statementInTransaction(what, e);
+    }
+  }
+
+  /**
    * Records that this connection wrote rows into the change log of tracked relation {@code tableId}
    * (a refresh of a materialized view other views read): as a captured write, the database is told
    * once the transaction ended, or now if none is open.

@@ -347,8 +347,9 @@ final class CrashWorkload {
         journal("commit " + n + " " + state, true);
       }
     } catch (SQLException e) {
-      // the immediate views' maintenance in this transaction can conflict with the scheduler's
-      // refreshes (both seal a change log): the client rolls back, as any client of 40001 does
+      // a refresh in this transaction, or its immediate views' maintenance, can conflict with the
+      // scheduler's refreshes (both seal a change log): the client rolls back, as any client of
+      // 40001 does
       if (!"40001".equals(e.getSQLState())) {
         throw e;
       }
