@@ -36,7 +36,10 @@ final class TransactionState {
   /** The rows the open transaction's captured writes change, claimed against other connections. */
   private final RowClaims.Session claims;
 
-  /** The conflict that aborted the client's open transaction, or null. */
+  /**
+   * The conflict (or the failed maintenance of an immediate view) that aborted the client's open
+   * transaction, or null.
+   */
   private @Nullable SQLException abortedBy;
 
   private final AtomicLong conflictRetries = new AtomicLong();
@@ -111,6 +114,7 @@ final class TransactionState {
       if (!Conflicts.isConflict(e)) {
         if (e instanceof MaintenanceFailure) {
           // the write went through but not the views it changes: nothing of it may commit
+          abortedBy = e;
           abortDuckDbTransaction();
         }
         throw e;
@@ -306,7 +310,13 @@ final class TransactionState {
 
   /** Rolls back the transaction {@code conflict} aborted, and fails as its commit. */
   private void rollBackAfter(SQLException conflict) throws SQLException {
-    SQLException failure = Conflicts.commitAfterConflict(conflict);
+    SQLException failure =
+        conflict instanceof MaintenanceFailure
+            ? new SQLException(
+                "the transaction was rolled back, not committed: " + conflict.getMessage(),
+                conflict.getSQLState(),
+                conflict)
+            : Conflicts.commitAfterConflict(conflict);
     try {
       duckDb.rollback();
     } catch (SQLException rollbackFailure) {
