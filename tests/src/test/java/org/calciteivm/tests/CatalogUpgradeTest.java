@@ -24,12 +24,7 @@ class CatalogUpgradeTest {
   @Test
   void catalogOfAnEarlierVersionIsUpgradedOnOpen() throws SQLException {
     String path = dir.resolve("old.duckdb").toString();
-    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
-        Statement s = ivm.createStatement()) {
-      s.execute("CREATE TABLE t (k INTEGER, v VARCHAR)");
-      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
-      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k, v FROM t WHERE k > 1");
-    }
+    createTableAndView(path);
     // what the catalog looked like before the statistics (plain DuckDB, not the driver)
     try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
         Statement s = plain.createStatement()) {
@@ -83,6 +78,16 @@ class CatalogUpgradeTest {
     }
   }
 
+  /** Creates table t and materialized view f over it in the database at {@code path}. */
+  private static void createTableAndView(String path) throws SQLException {
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("CREATE TABLE t (k INTEGER, v VARCHAR)");
+      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k, v FROM t WHERE k > 1");
+    }
+  }
+
   /**
    * A read-only database whose catalog an earlier version wrote cannot be upgraded; its views are
    * still read, as deferred views.
@@ -90,12 +95,7 @@ class CatalogUpgradeTest {
   @Test
   void readOnlyCatalogOfAnEarlierVersionIsRead() throws SQLException {
     String path = dir.resolve("old-read-only.duckdb").toString();
-    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
-        Statement s = ivm.createStatement()) {
-      s.execute("CREATE TABLE t (k INTEGER, v VARCHAR)");
-      s.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
-      s.execute("CREATE MATERIALIZED VIEW f AS SELECT k, v FROM t WHERE k > 1");
-    }
+    createTableAndView(path);
     try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
         Statement s = plain.createStatement()) {
       s.execute("DROP TABLE _ivm.schedules");
