@@ -2,8 +2,8 @@ package org.calciteivm.jdbc;
 
 import java.sql.SQLException;
 import java.util.Map;
-import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.catalog.ViewSchedules;
 import org.calciteivm.jdbc.ddl.ViewRefreshes;
 
 /**
@@ -77,7 +77,7 @@ final class RefreshScheduler {
 
   /** Refreshes the views that are due; returns how long to sleep until the next is. */
   private long refreshDue(IvmConnection connection) throws SQLException {
-    Map<Integer, Long> due = IvmCatalog.scheduledRefreshesDue(connection.duckDb());
+    Map<Integer, Long> due = ViewSchedules.scheduledRefreshesDue(connection.duckDb());
     long sleep = LONGEST_SLEEP_MILLIS;
     for (ViewEntry view : database.catalog().views()) {
       Long inMillis = due.get(view.id());
@@ -96,7 +96,7 @@ final class RefreshScheduler {
         error = e instanceof SQLException ? e.getMessage() : "internal error in calcite-ivm: " + e;
       }
       try {
-        IvmCatalog.recordScheduledRefresh(
+        ViewSchedules.recordScheduledRefresh(
             connection.duckDb(), view.id(), view.timing().intervalMillis(), error);
       } catch (SQLException e) {
         // altered or dropped meanwhile: the schedule read next time says what is due

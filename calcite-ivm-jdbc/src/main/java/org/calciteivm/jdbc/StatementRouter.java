@@ -12,6 +12,7 @@ import org.calciteivm.jdbc.ddl.BaseTableAlterations;
 import org.calciteivm.jdbc.ddl.MaterializedViews;
 import org.calciteivm.jdbc.ddl.RefreshExplanation;
 import org.calciteivm.jdbc.ddl.SchemaGuard;
+import org.calciteivm.jdbc.ddl.ViewAlterations;
 import org.calciteivm.jdbc.ddl.ViewRefreshes;
 import org.calciteivm.jdbc.sql.ParsedStatement;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
@@ -81,7 +82,7 @@ final class StatementRouter {
               () -> ViewRefreshes.refresh(connection, refresh.name(), false).changeRows()));
     }
     if (parsed instanceof AlterMaterializedView alter) {
-      MaterializedViews.alter(connection, alter);
+      ViewAlterations.alter(connection, alter);
       return new Count(0);
     }
     if (parsed instanceof DropMaterializedView drop) {

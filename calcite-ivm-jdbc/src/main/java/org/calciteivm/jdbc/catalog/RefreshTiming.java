@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * When a materialized view is brought up to date: the option {@code refresh} of {@code CREATE
@@ -64,6 +65,15 @@ public record RefreshTiming(Kind kind, String text, long intervalMillis) {
     }
     throw invalid(
         value, "use 'deferred', 'immediate' or 'every <interval>', e.g. 'every 5 seconds'");
+  }
+
+  /**
+   * The timing a {@code refresh} option's value names ({@link #parse}), or {@link #DEFERRED} if the
+   * option is not given ({@code value} null).
+   */
+  public static RefreshTiming option(Connection duckDb, @Nullable String value)
+      throws SQLException {
+    return value == null ? DEFERRED : parse(duckDb, value);
   }
 
   /** The timing stored in the catalog as {@code text} and {@code intervalMillis}. */

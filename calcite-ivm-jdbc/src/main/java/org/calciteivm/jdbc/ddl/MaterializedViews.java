@@ -31,19 +31,14 @@ import org.calciteivm.jdbc.catalog.SystemView;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
-import org.calciteivm.jdbc.refresh.FromFirst;
-import org.calciteivm.jdbc.refresh.GroupByAll;
+import org.calciteivm.jdbc.catalog.ViewSchedules;
 import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
-import org.calciteivm.jdbc.refresh.ListLiterals;
-import org.calciteivm.jdbc.refresh.NotInSubqueries;
+import org.calciteivm.jdbc.refresh.QueryRewrites;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
-import org.calciteivm.jdbc.refresh.ScalarSubqueries;
-import org.calciteivm.jdbc.refresh.SemiAntiJoins;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
-import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
@@ -65,7 +60,8 @@ public final class MaterializedViews {
       throws SQLException {
     String name = viewName(statement.name());
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
-    RefreshTiming timing = timing(connection, statement.options().get("refresh"));
+    RefreshTiming timing =
+        RefreshTiming.option(connection.duckDb(), statement.options().get("refresh"));
     IvmDatabase database = connection.database();
     Connection duckDb = connection.duckDb();
     // the programs of the views the new one reads that write a change log now
@@ -109,19 +105,9 @@ public final class MaterializedViews {
                         + "\" already exists",
                     "42P07");
               }
-              // DuckDB's FROM-first order, list literals, SEMI/ANTI JOIN and GROUP BY ALL written
-              // out, NOT IN
-              // written as an anti-join and counts, scalar subqueries moved into FROM: the
-              // catalog keeps the query every step reads
-              GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
+              // the catalog keeps the query every step reads
               String query =
-                  ScalarSubqueries.rewrite(
-                      NotInSubqueries.rewrite(
-                          GroupByAll.expand(
-                              SemiAntiJoins.rewrite(
-                                  ListLiterals.rewrite(FromFirst.rewrite(statement.query()))),
-                              functions)),
-                      functions);
+                  QueryRewrites.atCreate(statement.query(), () -> DuckDbFunctions.read(duckDb));
               String inPlace =
                   statement
                           .queryInPlace()
@@ -138,7 +124,7 @@ public final class MaterializedViews {
                             connection.settings(),
                             replanned);
                     if (timing != RefreshTiming.DEFERRED) {
-                      IvmCatalog.setTiming(duckDb, made.view().id(), timing);
+                      ViewSchedules.setTiming(duckDb, made.view().id(), timing);
                     }
                     return made;
                   });
@@ -369,47 +355,6 @@ public final class MaterializedViews {
     }
   }
 
-  /** The timing the option {@code refresh} names, or the default if it is not given (null). */
-  private static RefreshTiming timing(IvmConnection connection, @Nullable String option)
-      throws SQLException {
-    return option == null
-        ? RefreshTiming.DEFERRED
-        : RefreshTiming.parse(connection.duckDb(), option);
-  }
-
-  /**
-   * {@code ALTER MATERIALIZED VIEW v SET (refresh = '...')} (or {@code RESET (refresh)}: deferred).
-   * A view made immediate is brought up to date in the same transaction, so that it is up to date
-   * from then on.
-   */
-  public static void alter(IvmConnection connection, AlterMaterializedView statement)
-      throws SQLException {
-    refuseHidden(connection, statement.name());
-    String name = viewName(statement.name());
-    requireNoTransaction(connection, "ALTER MATERIALIZED VIEW");
-    RefreshTiming timing = timing(connection, statement.options().get("refresh"));
-    IvmDatabase database = connection.database();
-    Connection duckDb = connection.duckDb();
-    // the same order of locks as CREATE: refreshes, then the catalog
-    database.refreshing(
-        () ->
-            database.changeCatalog(
-                () -> {
-                  Optional<ViewEntry> view = IvmCatalog.load(duckDb).view(name);
-                  if (view.isEmpty()) {
-                    throw notAView(duckDb, name);
-                  }
-                  return connection.atomically(
-                      () -> {
-                        if (timing.isImmediate()) {
-                          ViewRefreshes.refresh(connection, view.get(), false);
-                        }
-                        IvmCatalog.setTiming(duckDb, view.get().id(), timing);
-                        return null;
-                      });
-                }));
-  }
-
   /**
    * {@code DROP MATERIALIZED VIEW}: removes the view, the hidden views it owns, and every artefact
    * no other view needs.
@@ -511,7 +456,7 @@ public final class MaterializedViews {
   }
 
   /** Fails if {@code name} names a hidden view: only its owner refreshes and drops it. */
-  private static void refuseHidden(IvmConnection connection, ObjectName name) throws SQLException {
+  static void refuseHidden(IvmConnection connection, ObjectName name) throws SQLException {
     if (name.parts().size() > 2 || !name.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
       return;
     }
@@ -528,7 +473,7 @@ public final class MaterializedViews {
     }
   }
 
-  private static SQLException notAView(Connection duckDb, String name) throws SQLException {
+  static SQLException notAView(Connection duckDb, String name) throws SQLException {
     Optional<Relation> relation = DuckDbCatalog.read(duckDb).find("main", name);
     String what =
         relation

@@ -15,7 +15,7 @@ public sealed interface ParsedStatement {
    * {@code CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [WITH (option = 'value', ...)] AS query}.
    *
    * @param options the options of {@code WITH (...)}, by lower-case name ({@link
-   *     StatementParser#VIEW_OPTIONS}), with their values as written (without quotes)
+   *     ViewOptions#NAMES}), with their values as written (without quotes)
    * @param queryInPlace the query preceded by the statement's text before it, blanked, so that
    *     positions in it are the statement's (for messages)
    */

@@ -17,7 +17,6 @@ import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.calciteivm.core.IvmNames;
@@ -167,7 +166,7 @@ public final class StatementParser {
       ObjectName name = in.name();
       Map<String, String> options = new LinkedHashMap<>();
       if (in.accept("WITH")) {
-        viewOptions(in, options, true);
+        ViewOptions.read(in, options, true);
       }
       in.expect("AS");
       String query = in.rest().trim();
@@ -238,7 +237,7 @@ public final class StatementParser {
             "42601");
       }
       Map<String, String> options = new LinkedHashMap<>();
-      viewOptions(in, options, set);
+      ViewOptions.read(in, options, set);
       endsAfter(in, name);
       return new AlterMaterializedView(name, options);
     }
@@ -431,69 +430,6 @@ public final class StatementParser {
 
   private static Write write(WriteKind kind, ObjectName target, TokenCursor in) {
     return new Write(kind, target, in.statement());
-  }
-
-  /** The options of a materialized view ({@code WITH (...)}, {@code SET (...)}), by name. */
-  public static final Set<String> VIEW_OPTIONS = Set.of("refresh");
-
-  /**
-   * Reads {@code (name = 'value', ...)} ({@code withValues}) or {@code (name, ...)} into {@code
-   * options}, by lower-case name; a value may be a string literal or a word. Unknown and repeated
-   * options are refused.
-   */
-  private static void viewOptions(TokenCursor in, Map<String, String> options, boolean withValues)
-      throws SQLException {
-    expectSymbol(in, "(");
-    do {
-      SqlToken token = in.next();
-      String option = token.identifier().toLowerCase(Locale.ROOT);
-      if (!token.isIdentifier() || !VIEW_OPTIONS.contains(option)) {
-        throw new SQLException(
-            "unknown materialized view option \""
-                + token.text()
-                + "\": the options are "
-                + String.join(", ", VIEW_OPTIONS.stream().sorted().toList()),
-            "22023");
-      }
-      String value = null;
-      if (withValues) {
-        expectSymbol(in, "=");
-        SqlToken literal = in.next();
-        if (literal.kind() == SqlToken.Kind.STRING && literal.text().startsWith("'")) {
-          value = literal.text().substring(1, literal.text().length() - 1).replace("''", "'");
-        } else if (literal.kind() == SqlToken.Kind.WORD) {
-          value = literal.text();
-        } else {
-          throw new SQLSyntaxErrorException(
-              "syntax error: the value of option " + option + " is a string, e.g. 'immediate'",
-              "42601");
-        }
-      }
-      if (options.containsKey(option)) {
-        throw new SQLException("option " + option + " is given twice", "22023");
-      }
-      options.put(option, value);
-    } while (acceptSymbol(in, ","));
-    expectSymbol(in, ")");
-  }
-
-  private static boolean acceptSymbol(TokenCursor in, String symbol) throws SQLException {
-    if (in.peek() != null && in.peek().isSymbol(symbol)) {
-      in.next();
-      return true;
-    }
-    return false;
-  }
-
-  private static void expectSymbol(TokenCursor in, String symbol) throws SQLException {
-    if (!acceptSymbol(in, symbol)) {
-      throw new SQLSyntaxErrorException(
-          "syntax error: expected \""
-              + symbol
-              + "\" at "
-              + (in.peek() == null ? "the end of the statement" : "\"" + in.peek().text() + "\""),
-          "42601");
-    }
   }
 
   private static ObjectName endsAfter(TokenCursor in, ObjectName name) throws SQLException {

@@ -1,0 +1,24 @@
+package org.calciteivm.jdbc.refresh;
+
+import java.sql.SQLException;
+
+/**
+ * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
+ * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), list literals ({@link
+ * ListLiterals}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
+ * ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
+ * NotInSubqueries}), uncorrelated scalar subqueries moved into FROM ({@link ScalarSubqueries}).
+ * Grouping sets are written out later, per definition ({@link GroupingSets}), since they need the
+ * query's column types.
+ */
+public final class QueryRewrites {
+  private QueryRewrites() {}
+
+  /** {@code query} rewritten; {@code functions} gives DuckDB's functions when a step needs them. */
+  public static String atCreate(String query, GroupByAll.Functions functions) throws SQLException {
+    String ordinary =
+        GroupByAll.expand(
+            SemiAntiJoins.rewrite(ListLiterals.rewrite(FromFirst.rewrite(query))), functions);
+    return ScalarSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions);
+  }
+}
