@@ -84,7 +84,7 @@ public final class IvmConnection extends DelegatingConnection {
    */
   public <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
     CatalogSnapshot catalog = database.catalog();
-    List<ViewEntry> immediate = ImmediateRefreshes.affectedBy(catalog, tableId);
+    List<ViewEntry> immediate = catalog.immediateViewsChangedBy(tableId);
     if (immediate.isEmpty()) {
       return transaction.capturing(tableId, Map.of(), capture);
     }

@@ -2,8 +2,11 @@ package org.calciteivm.jdbc.catalog;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * calcite-ivm's catalog as of one committed state: the tracked tables and the views. Immutable;
@@ -17,6 +20,12 @@ public final class CatalogSnapshot {
   private final ImmutableMap<String, ViewEntry> viewsByUserView;
 
   private final ImmutableList<ViewEntry> views;
+
+  /**
+   * Per tracked table, the user's immediate views a write to it changes ({@link
+   * #immediateViewsChangedBy}), filled on first use: every captured write asks.
+   */
+  private final Map<Integer, ImmutableList<ViewEntry>> immediateViews = new ConcurrentHashMap<>();
 
   /** A snapshot of {@code tables} and {@code views}. */
   public CatalogSnapshot(List<TrackedTable> tables, List<ViewEntry> views) {
@@ -97,5 +106,33 @@ public final class CatalogSnapshot {
     return views.stream()
         .filter(v -> v.inputTableIds().contains(tableId))
         .collect(ImmutableList.toImmutableList());
+  }
+
+  /**
+   * The user's immediate views that a write to tracked table {@code tableId} changes: those that
+   * read it, or read a view (a hidden view or a materialized view) that reads it, at any depth.
+   */
+  public ImmutableList<ViewEntry> immediateViewsChangedBy(int tableId) {
+    return immediateViews.computeIfAbsent(
+        tableId,
+        id -> {
+          Map<Integer, ViewEntry> readers = new LinkedHashMap<>();
+          addReaders(id, readers);
+          return readers.values().stream()
+              .filter(view -> !view.isHidden() && view.timing().isImmediate())
+              .collect(ImmutableList.toImmutableList());
+        });
+  }
+
+  private void addReaders(int tableId, Map<Integer, ViewEntry> readers) {
+    for (ViewEntry view : viewsReading(tableId)) {
+      if (readers.putIfAbsent(view.id(), view) == null) {
+        // the views reading this one change with it
+        Optional<TrackedTable> log = trackedTable(view.userViewSchema(), view.name());
+        if (log.isPresent()) {
+          addReaders(log.get().id(), readers);
+        }
+      }
+    }
   }
 }

@@ -122,13 +122,22 @@ public final class ViewCompiler {
       String userQuery,
       Collection<TrackedTable> tracked)
       throws SQLException {
+    return plan(connection, viewName, query, userQuery, tracked, DuckDbFunctions.read(connection));
+  }
+
+  private static ViewCompiler plan(
+      Connection connection,
+      String viewName,
+      String query,
+      String userQuery,
+      Collection<TrackedTable> tracked,
+      DuckDbFunctions functions)
+      throws SQLException {
     CalciteSchemas.PlanningSchema schema =
         CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
         new ViewSqlPlanner(
-            schema.root().getSubSchema("main"),
-            DuckDbTypeSystem.INSTANCE,
-            DuckDbFunctions.read(connection));
+            schema.root().getSubSchema("main"), DuckDbTypeSystem.INSTANCE, functions);
     return new ViewCompiler(connection, schema, planner, viewName, query, userQuery);
   }
 
@@ -139,14 +148,12 @@ public final class ViewCompiler {
    */
   public static ViewCompiler plan(
       Connection connection, ViewEntry view, Collection<TrackedTable> tracked) throws SQLException {
-    if (!view.splitsQuery()) {
-      return plan(connection, view.name(), view.query(), tracked);
-    }
-    String split =
-        IntermediateStates.split(
-                view.query(), view.id(), view.name(), DuckDbFunctions.read(connection))
-            .query();
-    return plan(connection, view.name(), split, view.query(), tracked);
+    DuckDbFunctions functions = DuckDbFunctions.read(connection); // read once, for both steps
+    String query =
+        view.splitsQuery()
+            ? IntermediateStates.split(view.query(), view.id(), view.name(), functions).query()
+            : view.query();
+    return plan(connection, view.name(), query, view.query(), tracked, functions);
   }
 
   /**
