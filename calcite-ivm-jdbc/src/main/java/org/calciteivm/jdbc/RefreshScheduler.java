@@ -63,15 +63,22 @@ final class RefreshScheduler {
   private void run() {
     try (IvmConnection connection = database.internalConnection()) {
       while (!stopping) {
-        long sleep = refreshDue(connection);
+        long sleep;
+        try {
+          sleep = refreshDue(connection);
+        } catch (SQLException | RuntimeException e) {
+          // the schedule could not be read (a catalog change under way): read it again later,
+          // the scheduler must not die of it
+          sleep = LONGEST_SLEEP_MILLIS;
+        }
         synchronized (wakeUp) {
           if (!stopping) {
             wakeUp.wait(sleep);
           }
         }
       }
-    } catch (SQLException | InterruptedException | RuntimeException e) {
-      // the database is closing (or closed under it): nothing is left to refresh
+    } catch (SQLException | InterruptedException e) {
+      // no connection of its own, or interrupted: the database is closing
     }
   }
 
