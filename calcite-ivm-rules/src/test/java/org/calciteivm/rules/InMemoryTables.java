@@ -82,12 +82,16 @@ final class InMemoryTables implements AutoCloseable {
 
   /**
    * Creates the changing table {@code main.name} and its delta relation {@code temp.name_delta},
-   * both empty, the table with the given foreign keys.
+   * both empty, the table with the given foreign keys (with none, its statistics are unknown).
    */
   void create(String name, List<Column> columns, RelReferentialConstraint... foreignKeys) {
+    // without foreign keys, statistics as Calcite's AbstractTable has them: no referential
+    // constraints at all (null), which the rules must take as none
     MemoryTable table =
         new ChangingMemoryTable(
-            f -> rowType(f, columns), Statistics.of(List.of(foreignKeys)), name + "_delta");
+            f -> rowType(f, columns),
+            foreignKeys.length == 0 ? Statistics.UNKNOWN : Statistics.of(List.of(foreignKeys)),
+            name + "_delta");
     MemoryTable delta =
         new MemoryTable(f -> ChangeOf.weightedRowType(f, rowType(f, columns)), Statistics.UNKNOWN);
     tables.put(name, table);
