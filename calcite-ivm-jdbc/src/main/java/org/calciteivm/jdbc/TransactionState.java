@@ -112,16 +112,10 @@ final class TransactionState {
       result = capture.run();
     } catch (SQLException e) {
       if (!Conflicts.isConflict(e)) {
-        if (e instanceof MaintenanceFailure) {
-          // the write went through but not the views it changes: nothing of it may commit
-          abortedBy = e;
-          abortDuckDbTransaction();
-        }
-        throw e;
+        // a write that went through without the views it changes must not commit either
+        throw e instanceof MaintenanceFailure ? abort(e, e) : e;
       }
-      abortedBy = e;
-      abortDuckDbTransaction();
-      throw Conflicts.inTransaction(tableName(tableId), e);
+      throw abort(e, Conflicts.inTransaction(tableName(tableId), e));
     }
     capturedInTransaction.add(tableId);
     return result;
@@ -143,9 +137,7 @@ final class TransactionState {
       if (!Conflicts.isConflict(e)) {
         throw e;
       }
-      abortedBy = e;
-      abortDuckDbTransaction();
-      throw Conflicts.statementInTransaction(what, e);
+      throw abort(e, Conflicts.statementInTransaction(what, e));
     }
   }
 
@@ -160,6 +152,16 @@ final class TransactionState {
     } else {
       database.capturesEnded(List.of(tableId));
     }
+  }
+
+  /**
+   * Aborts the client's open transaction because of {@code cause}, so that its COMMIT fails, and
+   * returns {@code failure}, the error to report.
+   */
+  private SQLException abort(SQLException cause, SQLException failure) {
+    abortedBy = cause;
+    abortDuckDbTransaction();
+    return failure;
   }
 
   /**
