@@ -84,19 +84,18 @@ class RefusalMessagesTest {
   }
 
   private static IvmCompiler compiler() {
-    return IvmCompiler.over(
-        SCHEMA,
-        DuckDbTypeSystem.INSTANCE,
-        SqlOperatorTables.of(
-            duckDb("epoch_us", ReturnTypes.BIGINT_NULLABLE),
-            duckDb("strftime", ReturnTypes.VARCHAR_NULLABLE),
-            duckDb("dayname", ReturnTypes.VARCHAR_NULLABLE),
-            duckDb("timezone", b -> b.getTypeFactory().createSqlType(SqlTypeName.ANY)),
-            duckDb(
-                "make_timestamptz",
-                b ->
-                    b.getTypeFactory()
-                        .createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 6))));
+    return IvmCompiler.duckDb(SCHEMA)
+        .withFunctions(
+            SqlOperatorTables.of(
+                duckDb("epoch_us", ReturnTypes.BIGINT_NULLABLE),
+                duckDb("strftime", ReturnTypes.VARCHAR_NULLABLE),
+                duckDb("dayname", ReturnTypes.VARCHAR_NULLABLE),
+                duckDb("timezone", b -> b.getTypeFactory().createSqlType(SqlTypeName.ANY)),
+                duckDb(
+                    "make_timestamptz",
+                    b ->
+                        b.getTypeFactory()
+                            .createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 6))));
   }
 
   private static String refusal(String sql) {
@@ -216,7 +215,7 @@ class RefusalMessagesTest {
       belowAJoin(builder);
       UnsupportedViewException e =
           catchThrowableOfType(
-              UnsupportedViewException.class, () -> IvmCompiler.compile("v", builder.build()));
+              UnsupportedViewException.class, () -> compiler().compile("v", builder.build()));
       assertThat(e.getMessage())
           .as(function)
           .contains("window function " + function + "(...) OVER (...) is not supported yet");
@@ -239,7 +238,7 @@ class RefusalMessagesTest {
     belowAJoin(builder);
     RelNode plan = builder.build();
     UnsupportedViewException e =
-        catchThrowableOfType(UnsupportedViewException.class, () -> IvmCompiler.compile("v", plan));
+        catchThrowableOfType(UnsupportedViewException.class, () -> compiler().compile("v", plan));
     assertThat(e.getMessage()).contains("window function SUM(...) OVER (...)");
     builder.scan("ev");
     builder.project(builder.field("id"), expandedAvg);
@@ -247,7 +246,7 @@ class RefusalMessagesTest {
     RelNode avgOnly = builder.build();
     e =
         catchThrowableOfType(
-            UnsupportedViewException.class, () -> IvmCompiler.compile("v", avgOnly));
+            UnsupportedViewException.class, () -> compiler().compile("v", avgOnly));
     assertThat(e.getMessage()).contains("window function AVG(...) OVER (...)");
   }
 

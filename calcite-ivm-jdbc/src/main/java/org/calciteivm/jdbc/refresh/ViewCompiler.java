@@ -36,6 +36,7 @@ import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
 import org.calciteivm.rules.api.IvmCompiler;
 import org.calciteivm.rules.api.MaintainedView;
+import org.calciteivm.rules.api.SqlTarget;
 import org.calciteivm.rules.api.StoredView;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
@@ -92,7 +93,8 @@ public final class ViewCompiler {
     this.viewName = viewName;
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
     this.query = query.trim();
-    this.maintained = IvmCompiler.compile(viewName, planner.toRel(viewName, query));
+    this.maintained =
+        IvmCompiler.ofPlans(SqlTarget.duckDb()).compile(viewName, planner.toRel(viewName, query));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
   }
@@ -172,7 +174,7 @@ public final class ViewCompiler {
 
   /** The columns of the stored view that users do not see (aggregate state). */
   public ImmutableList<String> hiddenColumns() {
-    return maintained.stateColumns();
+    return ImmutableList.copyOf(maintained.stateColumns());
   }
 
   /** The statements that create and fill the stored state of {@code view} and its user view. */
@@ -422,17 +424,21 @@ public final class ViewCompiler {
       String viewDeltaTable = IvmNames.viewDeltaTable(view.id());
       ChangeEmission emission = changeEmission(view, tracked);
       ImmutableMap<MergeStrategy, ImmutableList<String>> merges =
-          maintained.mergeStatements(
-              delta,
-              new StoredView(view.dataTable(), dataColumns, viewDeltaTable, emission != null));
+          ImmutableMap.copyOf(
+              Maps.transformValues(
+                  maintained.mergeStatements(
+                      delta,
+                      new StoredView(
+                          view.dataTable(), dataColumns, viewDeltaTable, emission != null)),
+                  ImmutableList::copyOf));
       ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
           emission == null
               ? merges
               : ImmutableMap.copyOf(Maps.transformValues(merges, emission::incremental));
       return new RefreshProgram.Delta(
           joins,
-          delta.terms(),
-          delta.pruned(),
+          ImmutableList.copyOf(delta.terms()),
+          ImmutableList.copyOf(delta.pruned()),
           delta.explain(),
           delta.negativeWeightsPossible(),
           statements);

@@ -1,10 +1,9 @@
 package org.calciteivm.rules.api;
 
-import com.google.common.collect.ImmutableList;
+import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
-import org.calciteivm.rules.sql.SqlUnparser;
 
 /**
  * The change of a view for one {@link Change}, as plans and as SQL.
@@ -15,10 +14,10 @@ import org.calciteivm.rules.sql.SqlUnparser;
  * row per distinct tuple and no zero weights, the form to merge from.
  *
  * <p>For an aggregate view, both plans give, per group key, the change of each state column of
- * {@link MaintainedView#stateColumns()} (counts and sums): adding them to the stored state per
+ * {@link MaintainedView#stateLayout()} (counts and sums): adding them to the stored state per
  * group, and removing groups whose {@code _ivm_count} reaches zero, gives the new state.
  *
- * @param joins the join expansion used
+ * @param joins the join expansion used ({@code AUTO} resolved)
  * @param plan the delta plan
  * @param consolidated the delta, consolidated
  * @param terms the terms of the join expansion as {@link #plan()} computes them, one line each
@@ -27,18 +26,25 @@ import org.calciteivm.rules.sql.SqlUnparser;
  * @param negativeWeightsPossible whether the delta of a change with only inserts may still have
  *     rows of negative weight (join expansions with several changed inputs), which {@link
  *     #consolidated()} cancels
+ * @param target the database {@link #sql()} is written for
  */
 public record DeltaProgram(
     JoinStrategy joins,
     RelNode plan,
     RelNode consolidated,
-    ImmutableList<String> terms,
-    ImmutableList<String> pruned,
-    boolean negativeWeightsPossible) {
+    List<String> terms,
+    List<String> pruned,
+    boolean negativeWeightsPossible,
+    SqlTarget target) {
 
-  /** {@link #consolidated()} as DuckDB SQL. */
+  public DeltaProgram {
+    terms = List.copyOf(terms);
+    pruned = List.copyOf(pruned);
+  }
+
+  /** {@link #consolidated()} as SQL of the target. */
   public String sql() {
-    return SqlUnparser.duckDb().toSql(consolidated);
+    return target.unparser().toSql(consolidated);
   }
 
   /** {@link #plan()} as Calcite explains it. */

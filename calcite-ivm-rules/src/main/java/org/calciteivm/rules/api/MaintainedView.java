@@ -2,9 +2,11 @@ package org.calciteivm.rules.api;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
-import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.calcite.rel.RelCollation;
 import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
@@ -15,12 +17,12 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.StateColumn;
 import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.analysis.WindowPartitions;
@@ -31,7 +33,6 @@ import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.merge.BagMerge;
 import org.calciteivm.rules.merge.GroupMerge;
 import org.calciteivm.rules.merge.WindowMerge;
-import org.calciteivm.rules.sql.SemiJoins;
 import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -47,18 +48,33 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * threads at once: compile one delta at a time per view.
  */
 public final class MaintainedView {
-  private static final SqlUnparser UNPARSER = SqlUnparser.duckDb();
-
   private final String name;
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
   private final RelCollation order;
+  private final SqlTarget target;
+  private final SqlUnparser unparser;
+  private final DeltaRelations deltaRelations;
 
-  MaintainedView(String name, RelNode plan, ViewAnalyzer.Analysis analysis, RelCollation order) {
+  MaintainedView(
+      String name,
+      RelNode plan,
+      ViewAnalyzer.Analysis analysis,
+      RelCollation order,
+      SqlTarget target,
+      DeltaRelations deltaRelations) {
     this.name = name;
     this.plan = plan;
     this.analysis = analysis;
     this.order = order;
+    this.target = target;
+    this.unparser = target.unparser();
+    this.deltaRelations = deltaRelations;
+  }
+
+  /** The database this view's SQL is written for. */
+  public SqlTarget target() {
+    return target;
   }
 
   /**
@@ -113,12 +129,12 @@ public final class MaintainedView {
   }
 
   /** The qualified names of the tables the view reads. */
-  public ImmutableList<List<String>> baseTables() {
+  public List<List<String>> baseTables() {
     return analysis.baseTables();
   }
 
   /** Per base table, the columns the view reads: only their changes need to be captured. */
-  public ImmutableMap<List<String>, ImmutableSet<String>> usedColumns() {
+  public Map<List<String>, ? extends Set<String>> usedColumns() {
     return analysis.usedColumns();
   }
 
@@ -127,22 +143,22 @@ public final class MaintainedView {
     return analysis.aggregate();
   }
 
-  /** The names of the hidden state columns an aggregate view stores after its group keys. */
-  public ImmutableList<String> stateColumns() {
-    Aggregate aggregate = analysis.aggregate();
-    return aggregate == null
-        ? ImmutableList.of()
-        : AggregateState.of(aggregate).state().stream()
-            .map(StateColumn::name)
-            .collect(ImmutableList.toImmutableList());
+  /** The names of the hidden columns the view stores after its keys ({@link #stateLayout()}). */
+  public List<String> stateColumns() {
+    return stateLayout().columns().stream().map(StateLayout.Column::name).toList();
+  }
+
+  /** What the stored table holds: keys and hidden columns, and which aggregate each belongs to. */
+  public StateLayout stateLayout() {
+    return StoredForms.layout(this);
   }
 
   /**
    * The delta program for {@code change}, on any thread.
    *
-   * @throws IllegalArgumentException if {@code change} names a table the view does not read, or a
-   *     changed table's delta relation is missing or has another row type than the table's columns
-   *     followed by the weight ({@link org.calciteivm.rules.delta.ChangeOf#weightedRowType})
+   * @throws IllegalArgumentException if {@code change} names a table the view does not read or that
+   *     has no delta relation, or a changed table's delta relation is missing or has another row
+   *     type than the table's columns followed by the weight ({@link DeltaRelations#rowType})
    */
   public DeltaProgram delta(Change change) {
     for (List<String> table : change.changedTables()) {
@@ -157,11 +173,17 @@ public final class MaintainedView {
                 + " (qualified names, as baseTables() gives them)");
       }
     }
+    List<List<String>> withoutDelta = DeltaRules.withoutDelta(plan, change, deltaRelations);
+    if (!withoutDelta.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the change names "
+              + withoutDelta
+              + ", which have no delta relation (tables implementing ChangingTable, or named by"
+              + " the compiler's DeltaRelations, have one)");
+    }
     IvmMetadata.onThisThread(plan.getCluster());
-    DeltaContext context =
-        new DeltaContext(
-            table -> change.changedTables().contains(table.getQualifiedName()),
-            table -> change.insertOnlyTables().contains(table.getQualifiedName()));
+    DeltaContext context = DeltaRules.context(change, deltaRelations);
+    JoinStrategy joins = DeltaRules.joins(plan, change);
     Aggregate aggregate = analysis.aggregate();
     WindowPartitions windows = analysis.windows();
     // an aggregate view derives the change of its state; a view with window functions the change
@@ -170,43 +192,59 @@ public final class MaintainedView {
         aggregate != null
             ? aggregate
             : windows != null ? WindowMerge.touchedPartitions(windows) : plan;
-    DeltaDerivation derivation = DeltaDerivation.of(root, change.joins(), context);
+    DeltaDerivation derivation = DeltaDerivation.of(root, joins, context);
     RelNode delta = derivation.plan();
     RelNode consolidated =
         aggregate == null
             ? Consolidation.consolidate(IvmRelBuilders.create(delta.getCluster()), delta)
             : delta;
     return new DeltaProgram(
-        change.joins(),
+        joins,
         delta,
         consolidated,
-        ImmutableList.copyOf(JoinTerms.of(plan, delta)),
+        JoinTerms.of(plan, delta),
         derivation.prunedTerms(),
-        JoinTerms.negativeWeightsPossible(plan, context));
+        JoinTerms.negativeWeightsPossible(plan, context),
+        target);
   }
 
   /**
-   * The query whose result is the view's stored content on the current data: its rows, or for an
-   * aggregate view one row per group of keys and {@link #stateColumns()}.
+   * The query whose result is the view's stored content on the current data, laid out as {@link
+   * #stateLayout()} says: its rows (on DuckDB), its distinct rows and their counts (a view without
+   * aggregate on a standard target), or one row per group of keys and state (an aggregate view).
    */
   public String storedContentSql() {
-    Aggregate aggregate = analysis.aggregate();
-    if (aggregate == null) {
-      return UNPARSER.toSql(plan);
-    }
-    return UNPARSER.toSql(
-        AggregateState.of(aggregate)
-            .stateAggregate(
-                IvmRelBuilders.create(aggregate.getCluster()), SemiJoins.of(aggregate.getInput())));
+    return unparser.toSql(StoredForms.storedContent(this));
+  }
+
+  /**
+   * The query that reads the view from its stored state in {@code storedTable} (SQL, quoted and
+   * qualified as needed): the view's columns, its aggregates computed from their state, a counted
+   * bag's rows repeated by their counts; without the view's {@code ORDER BY} ({@link
+   * #orderBySql()}). Aggregates are cast to the types the view's plan gives them.
+   */
+  public String readSql(String storedTable) {
+    return StoredForms.readSql(this, storedTable);
   }
 
   /**
    * The statements that apply {@code delta} to the view stored in {@code stored}, for each merge
-   * strategy this view can use with it (DuckDB SQL; see {@link MergeStrategy} for what each needs
-   * of the change). Run them in one transaction, after the delta relations are filled and before
-   * the base tables change again.
+   * strategy this view can use with it (see {@link MergeStrategy} for what each needs of the
+   * change), in the target's SQL. Run them in one transaction, after the delta relations are filled
+   * and before the base tables change again.
+   *
+   * <p>On a standard target: {@code BAG_COUNTED} (and {@code BAG_APPEND}, the same MERGE) for a
+   * view without aggregate; {@code GROUP_MERGE}, {@code GROUP_APPEND} and, for MIN, MAX and the
+   * aggregates that are always recomputed, {@code GROUP_RECOMPUTE} for an aggregate view.
    */
-  public ImmutableMap<MergeStrategy, ImmutableList<String>> mergeStatements(
+  public Map<MergeStrategy, List<String>> mergeStatements(DeltaProgram delta, StoredView stored) {
+    if (target.merges() == SqlTarget.Merges.STANDARD) {
+      return StoredForms.standardMerges(this, delta, stored);
+    }
+    return Collections.unmodifiableMap(duckDbMergeStatements(delta, stored));
+  }
+
+  private ImmutableMap<MergeStrategy, ImmutableList<String>> duckDbMergeStatements(
       DeltaProgram delta, StoredView stored) {
     Aggregate aggregate = analysis.aggregate();
     String deltaTable = IvmNames.quote(stored.deltaTable());
@@ -226,7 +264,7 @@ public final class MaintainedView {
     if (aggregate == null) {
       RelBuilder builder = IvmRelBuilders.create(delta.plan().getCluster());
       RelNode named = withDeltaColumnNames(builder, delta.plan());
-      String consolidatedSql = UNPARSER.toSql(Consolidation.consolidate(builder, named));
+      String consolidatedSql = unparser.toSql(Consolidation.consolidate(builder, named));
       return monotoneOnly(
           ImmutableMap.of(
               MergeStrategy.BAG_COUNTED,
@@ -237,10 +275,10 @@ public final class MaintainedView {
                   ? BagMerge.appendConsolidated(
                       stored.table(), stored.columns().size(), deltaTable, consolidatedSql)
                   : BagMerge.append(
-                      stored.table(), stored.columns().size(), UNPARSER.toSql(named))));
+                      stored.table(), stored.columns().size(), unparser.toSql(named))));
     }
     AggregateState state = AggregateState.of(aggregate);
-    String deltaSql = UNPARSER.toSql(delta.plan());
+    String deltaSql = unparser.toSql(delta.plan());
     ImmutableMap.Builder<MergeStrategy, ImmutableList<String>> statements = ImmutableMap.builder();
     // a view whose aggregates cannot fold a change in has no merge that does
     List<MergeStrategy> folding =
@@ -271,7 +309,7 @@ public final class MaintainedView {
               deltaTable,
               IvmNames.quote(recomputedTable),
               deltaSql,
-              UNPARSER.toSql(
+              unparser.toSql(
                   touchedGroupsState(aggregate, state, delta.plan().getRowType(), recomputedTable)),
               !stored.keepsDelta()));
     }
@@ -285,7 +323,7 @@ public final class MaintainedView {
    * contradict. A refresh that finds no statements for the merge it would choose takes the view's
    * own strategy.
    */
-  private ImmutableMap<MergeStrategy, ImmutableList<String>> monotoneOnly(
+  ImmutableMap<MergeStrategy, ImmutableList<String>> monotoneOnly(
       ImmutableMap<MergeStrategy, ImmutableList<String>> statements) {
     if (analysis.monotone()) {
       return statements;
@@ -335,7 +373,7 @@ public final class MaintainedView {
   }
 
   /** Renames a delta plan's columns to {@code c1..cn} and the weight, as the merge expects. */
-  private static RelNode withDeltaColumnNames(RelBuilder builder, RelNode delta) {
+  static RelNode withDeltaColumnNames(RelBuilder builder, RelNode delta) {
     int columns = delta.getRowType().getFieldCount() - 1;
     List<String> names = new ArrayList<>();
     for (int i = 0; i < columns; i++) {

@@ -1,6 +1,7 @@
 package org.calciteivm.rules.delta;
 
 import java.util.List;
+import java.util.Optional;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
@@ -18,10 +19,10 @@ import org.immutables.value.Value;
  * Replaces the delta of a table scan by a scan of the table's delta relation.
  *
  * <p>Identity: {@code Δ(scan T) = scan ΔT} where {@code ΔT} is the change of {@code T}, a Z-set
- * that need not be consolidated (a {@link ChangingTable} names it), and {@code Δ(scan T) = ∅} for a
- * table that is not changing or whose change is empty in this refresh ({@link DeltaContext}). This
- * is where the delta plan reaches the data: every other delta rule only moves the marker towards
- * the scans.
+ * that need not be consolidated (named by the {@link DeltaContext}'s resolver, by default the
+ * {@link ChangingTable}), and {@code Δ(scan T) = ∅} for a table that is not changing or whose
+ * change is empty in this refresh ({@link DeltaContext}). This is where the delta plan reaches the
+ * data: every other delta rule only moves the marker towards the scans.
  */
 @Value.Enclosing
 public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
@@ -37,17 +38,17 @@ public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
     ChangeOf delta = call.rel(0);
     TableScan scan = call.rel(1);
     RelBuilder builder = call.builder();
-    ChangingTable changing = scan.getTable().unwrap(ChangingTable.class);
-    if (changing == null || !DeltaContext.of(call).hasDelta().test(scan.getTable())) {
+    DeltaContext context = DeltaContext.of(call);
+    Optional<List<String>> deltaName = context.deltaRelation().apply(scan.getTable());
+    if (deltaName.isEmpty() || !context.hasDelta().test(scan.getTable())) {
       call.transformTo(builder.values(delta.getRowType()).build());
       return;
     }
-    RelOptTable deltaTable =
-        scan.getTable().getRelOptSchema().getTableForMember(changing.deltaTableName());
+    RelOptTable deltaTable = scan.getTable().getRelOptSchema().getTableForMember(deltaName.get());
     if (deltaTable == null) {
       throw new IllegalArgumentException(
           "the delta relation "
-              + changing.deltaTableName()
+              + deltaName.get()
               + " of table "
               + scan.getTable().getQualifiedName()
               + " is not in the schema the view is planned in");
@@ -56,7 +57,7 @@ public class ChangeTableScanRule extends RelRule<ChangeTableScanRule.Config>
     if (!RelOptUtil.areRowTypesEqual(expected, deltaTable.getRowType(), false)) {
       throw new IllegalArgumentException(
           "the delta relation "
-              + changing.deltaTableName()
+              + deltaName.get()
               + " of table "
               + scan.getTable().getQualifiedName()
               + " has the row type "

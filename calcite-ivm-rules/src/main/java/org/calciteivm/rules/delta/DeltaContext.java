@@ -1,5 +1,8 @@
 package org.calciteivm.rules.delta;
 
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.calcite.plan.Context;
 import org.apache.calcite.plan.RelOptRuleCall;
@@ -20,8 +23,18 @@ import org.apache.calcite.rel.core.TableScan;
  * @param hasDelta whether a table's delta relation may hold rows in this refresh; a table for which
  *     it is false is read only as a current state
  * @param insertOnly whether every row of a table's delta has a positive weight in this refresh
+ * @param deltaRelation where a table's delta relation is: its qualified name in the schema the view
+ *     is planned in, or empty for a table that never changes
  */
-public record DeltaContext(Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly) {
+public record DeltaContext(
+    Predicate<RelOptTable> hasDelta,
+    Predicate<RelOptTable> insertOnly,
+    Function<RelOptTable, Optional<List<String>>> deltaRelation) {
+
+  /** The delta relations {@link ChangingTable}s name; other tables never change. */
+  public static final Function<RelOptTable, Optional<List<String>>> CHANGING_TABLES =
+      table ->
+          Optional.ofNullable(table.unwrap(ChangingTable.class)).map(ChangingTable::deltaTableName);
 
   /**
    * Every {@link ChangingTable} may have changed, none is known to be insert-only; other tables
@@ -33,6 +46,14 @@ public record DeltaContext(Predicate<RelOptTable> hasDelta, Predicate<RelOptTabl
   /** The tables {@code hasDelta} have changed, none known to be insert-only. */
   public DeltaContext(Predicate<RelOptTable> hasDelta) {
     this(hasDelta, table -> false);
+  }
+
+  /**
+   * The tables {@code hasDelta} have changed; their delta relations are named by {@link
+   * ChangingTable}.
+   */
+  public DeltaContext(Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly) {
+    this(hasDelta, insertOnly, CHANGING_TABLES);
   }
 
   /** The context of the planner running {@code call}, or {@link #EVERY_CHANGING_TABLE}. */

@@ -98,12 +98,24 @@ public final class ViewSqlPlanner {
    */
   public ViewSqlPlanner(
       SchemaPlus defaultSchema, RelDataTypeSystem typeSystem, SqlOperatorTable moreFunctions) {
+    this(defaultSchema, typeSystem, moreFunctions, PARSER);
+  }
+
+  /**
+   * A planner that parses with {@code parser} (its quoting, casing and case sensitivity, parser
+   * factory and conformance) instead of DuckDB's conventions ({@link #PARSER}).
+   */
+  public ViewSqlPlanner(
+      SchemaPlus defaultSchema,
+      RelDataTypeSystem typeSystem,
+      SqlOperatorTable moreFunctions,
+      SqlParser.Config parser) {
     this.config =
         Frameworks.newConfigBuilder()
             .defaultSchema(defaultSchema)
             .context(Contexts.of(IvmRelBuilders.configure(RelBuilder.Config.DEFAULT)))
             .typeSystem(typeSystem)
-            .parserConfig(PARSER)
+            .parserConfig(parser)
             // no call rewrites: COALESCE must reach DuckDB as COALESCE, not as a CASE (which
             // DuckDB 2.0 filters wrongly on an all-NULL column under LIKE)
             .sqlValidatorConfig(SqlValidator.Config.DEFAULT.withCallRewrite(false))
@@ -185,7 +197,9 @@ public final class ViewSqlPlanner {
             CalciteSchema.from(defaultSchema).path(null),
             typeFactory,
             CalciteConnectionConfig.DEFAULT
-                .set(CalciteConnectionProperty.CASE_SENSITIVE, "false")
+                .set(
+                    CalciteConnectionProperty.CASE_SENSITIVE,
+                    String.valueOf(config.getParserConfig().caseSensitive()))
                 .set(
                     CalciteConnectionProperty.CONFORMANCE,
                     config.getParserConfig().conformance().toString()));

@@ -3,28 +3,25 @@ package org.calciteivm.rules.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.common.collect.ImmutableList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.calcite.jdbc.CalciteSchema;
-import org.apache.calcite.plan.Contexts;
-import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.dialect.H2SqlDialect;
+import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.tools.Frameworks;
+import org.apache.calcite.tools.Planner;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
-import org.calciteivm.rules.IvmPrograms;
-import org.calciteivm.rules.delta.ChangeOf;
-import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.delta.DeltaContext;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
-import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,10 +30,10 @@ import org.junit.jupiter.api.Test;
  */
 class LibraryExampleTest {
 
-  // --- docs/LIBRARY.md, "A schema with a changing table" ---
+  // --- docs/LIBRARY.md, "A schema and where its changes are" ---
 
-  /** orders(id, customer, amount): its changes are in temp.orders_delta. */
-  static class Orders extends AbstractTable implements ChangingTable {
+  /** orders(id, customer, amount), an ordinary table. */
+  static class Orders extends AbstractTable {
     @Override
     public RelDataType getRowType(RelDataTypeFactory types) {
       return types
@@ -46,18 +43,13 @@ class LibraryExampleTest {
           .add("amount", types.createSqlType(SqlTypeName.DECIMAL, 10, 2))
           .build();
     }
-
-    @Override
-    public List<String> deltaTableName() {
-      return List.of("temp", "orders_delta");
-    }
   }
 
   /** The delta relation: the columns of orders and the weight column. */
   static class OrdersDelta extends AbstractTable {
     @Override
     public RelDataType getRowType(RelDataTypeFactory types) {
-      return ChangeOf.weightedRowType(types, new Orders().getRowType(types));
+      return DeltaRelations.rowType(types, new Orders().getRowType(types));
     }
   }
 
@@ -69,12 +61,20 @@ class LibraryExampleTest {
     return main;
   }
 
+  /** The changes of main.orders are in temp.orders_delta; no other table changes. */
+  static final DeltaRelations DELTAS =
+      table ->
+          table.getQualifiedName().equals(List.of("main", "orders"))
+              ? Optional.of(List.of("temp", "orders_delta"))
+              : Optional.empty();
+
   // --- docs/LIBRARY.md, "View SQL in, SQL out" ---
 
   @Test
   void viewSqlInSqlOut() throws Exception {
     MaintainedView view =
-        IvmCompiler.over(schema())
+        IvmCompiler.duckDb(schema())
+            .withDeltaRelations(DELTAS)
             .compile("big_orders", "SELECT customer, amount FROM orders WHERE amount > 100");
     DeltaProgram delta = view.delta(Change.of(JoinStrategy.TELESCOPING, view.baseTables()));
 
@@ -92,7 +92,8 @@ class LibraryExampleTest {
   @Test
   void aggregateViewsStoreStateAndTheirDeltaIsAStateChange() throws Exception {
     MaintainedView view =
-        IvmCompiler.over(schema())
+        IvmCompiler.duckDb(schema())
+            .withDeltaRelations(DELTAS)
             .compile(
                 "totals",
                 "SELECT customer, SUM(amount) AS total, COUNT(*) AS n FROM orders GROUP BY"
@@ -110,16 +111,15 @@ class LibraryExampleTest {
   @Test
   void storedContentAndMergeStatements() throws Exception {
     MaintainedView view =
-        IvmCompiler.over(schema())
+        IvmCompiler.duckDb(schema())
+            .withDeltaRelations(DELTAS)
             .compile("big_orders", "SELECT customer, amount FROM orders WHERE amount > 100");
     DeltaProgram delta = view.delta(Change.of(JoinStrategy.TELESCOPING, view.baseTables()));
 
     String create = "CREATE TABLE big_orders AS " + view.storedContentSql();
-    Map<MergeStrategy, ImmutableList<String>> merge =
+    Map<MergeStrategy, List<String>> merge =
         view.mergeStatements(
-            delta,
-            new StoredView(
-                "big_orders", ImmutableList.of("customer", "amount"), "big_orders_delta"));
+            delta, new StoredView("big_orders", List.of("customer", "amount"), "big_orders_delta"));
 
     assertThat(create)
         .isEqualTo(
@@ -137,36 +137,84 @@ class LibraryExampleTest {
     assertThat(merge.get(MergeStrategy.BAG_APPEND)).hasSize(1);
   }
 
+  // --- docs/LIBRARY.md, "Another engine: standard SQL MERGE" ---
+
+  @Test
+  void standardTarget() throws Exception {
+    MaintainedView view =
+        IvmCompiler.over(schema())
+            .withParser(SqlParser.config().withCaseSensitive(false))
+            .withTarget(SqlTarget.standard(H2SqlDialect.DEFAULT))
+            .withDeltaRelations(DELTAS)
+            .compile(
+                "totals", "SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer");
+    DeltaProgram delta = view.delta(Change.of(JoinStrategy.AUTO, view.baseTables()));
+    StateLayout layout = view.stateLayout();
+
+    assertThat(layout.keys()).containsExactly("k1");
+    assertThat(layout.columns())
+        .containsExactly(
+            new StateLayout.Column("_ivm_count", StateLayout.Kind.COUNT, -1, "COUNT()"),
+            new StateLayout.Column("a1_sum", StateLayout.Kind.SUM, 0, "SUM($1)"),
+            new StateLayout.Column("a1_count", StateLayout.Kind.COUNT, 0, "SUM($1)"));
+    assertThat(view.mergeStatements(delta, new StoredView("totals", List.of(), "unused")))
+        .containsOnlyKeys(MergeStrategy.GROUP_MERGE, MergeStrategy.GROUP_APPEND);
+    assertThat(
+            view.mergeStatements(delta, new StoredView("totals", List.of(), "unused"))
+                .get(MergeStrategy.GROUP_MERGE))
+        .singleElement()
+        .asString()
+        .startsWith("MERGE INTO totals AS d USING (SELECT \"customer\" AS \"k1\"")
+        .contains(
+            ") AS v ON d.\"k1\" IS NOT DISTINCT FROM v.\"k1\" WHEN MATCHED AND d.\"_ivm_count\""
+                + " + v.\"_ivm_count\" = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET");
+    assertThat(view.readSql("totals"))
+        .isEqualTo(
+            """
+            WITH "_ivm_state" AS (SELECT * FROM totals) SELECT "k1" AS "CUSTOMER", \
+            CAST(CASE WHEN "a1_count" = 0 THEN NULL ELSE "a1_sum" END AS DECIMAL(19, 2)) AS "TOTAL"
+            FROM "_ivm_state\"""");
+  }
+
   @Test
   void unsupportedViewsAreRefusedWithTheConstruct() {
     assertThatThrownBy(
             () ->
-                IvmCompiler.over(schema())
+                IvmCompiler.duckDb(schema())
+                    .withDeltaRelations(DELTAS)
                     .compile(
                         "ranked", "SELECT id, row_number() OVER (ORDER BY amount) FROM orders"))
         .isInstanceOf(UnsupportedViewException.class)
         .hasMessageContaining("ranked");
   }
 
-  // --- docs/LIBRARY.md, "RelNode in, delta RelNode out, in your own HepPlanner" ---
+  // --- docs/LIBRARY.md, "RelNode in, delta RelNode out" ---
 
   @Test
   void relNodeInDeltaRelNodeOut() throws Exception {
+    // a plan as an engine's own Calcite planner makes it
+    Planner planner =
+        Frameworks.getPlanner(
+            Frameworks.newConfigBuilder()
+                .defaultSchema(schema())
+                .parserConfig(SqlParser.config().withCaseSensitive(false))
+                .build());
     RelNode view =
-        new ViewSqlPlanner(schema(), DuckDbTypeSystem.INSTANCE)
-            .toRel("v", "SELECT id, amount * 2 AS doubled FROM orders WHERE customer = 'a'");
+        planner
+            .rel(
+                planner.validate(
+                    planner.parse(
+                        "SELECT id, amount * 2 AS doubled FROM orders WHERE customer = 'a'")))
+            .project();
 
-    HepPlanner planner =
-        new HepPlanner(
-            IvmPrograms.delta(JoinStrategy.INCLUSION_EXCLUSION),
-            Contexts.of(DeltaContext.EVERY_CHANGING_TABLE));
-    planner.setRoot(ChangeOf.create(view));
-    RelNode delta = planner.findBestExp();
+    RelNode delta =
+        DeltaRules.derive(
+            view, Change.of(JoinStrategy.AUTO, List.of(List.of("main", "orders"))), DELTAS);
 
-    assertThat(ViewSqlPlanner.explain(delta).trim())
+    assertThat(RelOptUtil.toString(delta).trim())
         .isEqualTo(
             """
-            LogicalProject(id=[$0], doubled=[*($2, 2)], _ivm_weight=[$3])
+            LogicalProject(ID=[$0], DOUBLED=[*($2, 2)], _ivm_weight=[$3])
               LogicalFilter(condition=[=($1, 'a')])
                 LogicalTableScan(table=[[temp, orders_delta]])""");
   }

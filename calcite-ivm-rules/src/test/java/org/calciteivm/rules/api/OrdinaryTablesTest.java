@@ -117,7 +117,7 @@ class OrdinaryTablesTest {
    */
   @Test
   void insertOnlyChangeOfAJoinOverTablesWithoutConstraints() throws Exception {
-    MaintainedView view = IvmCompiler.over(schema()).compile("regions", JOIN);
+    MaintainedView view = IvmCompiler.duckDb(schema()).compile("regions", JOIN);
     List<String> orders = List.of("main", "orders");
     for (JoinStrategy joins : List.of(JoinStrategy.TELESCOPING, JoinStrategy.INCLUSION_EXCLUSION)) {
       DeltaProgram delta =
@@ -142,7 +142,7 @@ class OrdinaryTablesTest {
     Planner planner = Frameworks.getPlanner(config);
     SqlNode parsed = planner.parse(JOIN);
     RelNode plan = planner.rel(planner.validate(parsed)).project();
-    MaintainedView view = IvmCompiler.compile("regions", plan);
+    MaintainedView view = IvmCompiler.ofPlans(SqlTarget.duckDb()).compile("regions", plan);
     ExecutorService other = Executors.newSingleThreadExecutor();
     try {
       Future<String> sql =
@@ -159,7 +159,7 @@ class OrdinaryTablesTest {
   /** A change naming a table the view does not read is refused, naming the view's tables. */
   @Test
   void changeOfATableTheViewDoesNotReadIsRefused() throws Exception {
-    MaintainedView view = IvmCompiler.over(schema()).compile("regions", JOIN);
+    MaintainedView view = IvmCompiler.duckDb(schema()).compile("regions", JOIN);
     assertThatThrownBy(
             () -> view.delta(Change.of(JoinStrategy.TELESCOPING, List.of(List.of("orders")))))
         .isInstanceOf(IllegalArgumentException.class)
@@ -197,7 +197,7 @@ class OrdinaryTablesTest {
             OrdinaryTablesTest::orders);
     for (Function<RelDataTypeFactory, RelDataType> delta : wrong) {
       MaintainedView view =
-          IvmCompiler.over(schema(delta))
+          IvmCompiler.duckDb(schema(delta))
               .compile("big", "SELECT customer, amount FROM orders WHERE amount > 100");
       assertThatThrownBy(() -> view.delta(Change.of(JoinStrategy.TELESCOPING, view.baseTables())))
           .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,65 @@
+package org.calciteivm.rules.api;
+
+import java.util.List;
+
+/**
+ * What a view's stored table holds beyond the view's own columns, and how it is read.
+ *
+ * <ul>
+ *   <li>An aggregate view stores one row per group: the group keys ({@link #keys()}, named {@code
+ *       k1..kn}, in the order of the view's {@code GROUP BY}), then the hidden {@link #columns()}:
+ *       {@code _ivm_count}, the group's row count (a group exists while it is positive), and per
+ *       aggregate its state ({@code ai_sum} and {@code ai_count} for {@code SUM} and {@code AVG},
+ *       {@code ai_count} for {@code COUNT}, the current extreme for {@code MIN} and {@code MAX},
+ *       ...). The view's values are computed from them by {@link MaintainedView#readSql}.
+ *   <li>A view without aggregate on a {@linkplain SqlTarget#countsBagRows() standard target} stores
+ *       each distinct row once: its columns ({@link #keys()}, the view's column names) and {@code
+ *       _ivm_count}, its number of copies.
+ *   <li>A view without aggregate on DuckDB stores its rows, one per copy: no keys, no hidden
+ *       columns.
+ * </ul>
+ *
+ * @param keys the columns that identify a stored row, first in the stored table
+ * @param columns the hidden columns after them, in order
+ */
+public record StateLayout(List<String> keys, List<Column> columns) {
+
+  public StateLayout {
+    keys = List.copyOf(keys);
+    columns = List.copyOf(columns);
+  }
+
+  /** How a hidden column takes a change. */
+  public enum Kind {
+    /** A count: the stored value plus the change. */
+    COUNT,
+    /**
+     * A sum: the stored value plus the change, NULL counting as 0 (its count says if it is NULL).
+     */
+    SUM,
+    /** A minimum: the smaller of both, only when nothing was deleted. */
+    MIN,
+    /** A maximum: the larger of both, only when nothing was deleted. */
+    MAX,
+    /** A value only a recompute of its group writes. */
+    RECOMPUTED
+  }
+
+  /**
+   * A hidden column of the stored state.
+   *
+   * @param name its name in the stored table
+   * @param kind how a change is merged into it
+   * @param aggregate the position (0-based) among the view's aggregate calls of the aggregate it
+   *     belongs to, or -1 for the row count {@code _ivm_count}
+   * @param call that aggregate as Calcite writes it ({@code SUM($2)}), or {@code COUNT()} for the
+   *     row count
+   */
+  public record Column(String name, Kind kind, int aggregate, String call) {}
+
+  /** The names of every column of the stored table, keys first. */
+  public List<String> columnNames() {
+    return java.util.stream.Stream.concat(keys.stream(), columns.stream().map(Column::name))
+        .toList();
+  }
+}

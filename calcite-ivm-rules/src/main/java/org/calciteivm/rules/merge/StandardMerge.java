@@ -1,0 +1,185 @@
+package org.calciteivm.rules.merge;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.calciteivm.core.ZSets;
+import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.StateColumn;
+
+/**
+ * Merge statements in standard SQL, for engines with SQL:2008 {@code MERGE} (conditional {@code
+ * WHEN MATCHED} clauses, {@code THEN DELETE}) and {@code IS NOT DISTINCT FROM}: no row identifiers,
+ * no temporary tables, no engine functions. Stored rows are matched NULL-safely on their keys, so
+ * every stored row must be unique on them: one row per group of an aggregate view, one row per
+ * distinct tuple (with its number of copies in {@code _ivm_count}) of a view without aggregate.
+ *
+ * <p>Identifiers are quoted by the target's {@code quote}.
+ */
+public final class StandardMerge {
+  private final UnaryOperator<String> quote;
+
+  /** Statements whose identifiers are quoted by {@code quote}. */
+  public StandardMerge(UnaryOperator<String> quote) {
+    this.quote = quote;
+  }
+
+  /**
+   * A view without aggregate, stored counted: one MERGE adds each tuple's net weight, from {@code
+   * consolidatedSql} (columns {@code c1..cn} and the weight, one row per tuple), to its count,
+   * deletes the tuples whose count reaches zero and inserts new tuples of positive weight.
+   */
+  public String countedBag(String table, List<String> columns, String consolidatedSql) {
+    String count = quote.apply(AggregateState.COUNT_COLUMN);
+    String weight = "v." + quote.apply(ZSets.WEIGHT_COLUMN);
+    String match =
+        IntStream.range(0, columns.size())
+            .mapToObj(
+                i ->
+                    "d."
+                        + quote.apply(columns.get(i))
+                        + " IS NOT DISTINCT FROM v."
+                        + quote.apply(BagMerge.deltaColumn(i)))
+            .collect(Collectors.joining(" AND "));
+    List<String> inserted = new ArrayList<>();
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      inserted.add(quote.apply(columns.get(i)));
+      values.add("v." + quote.apply(BagMerge.deltaColumn(i)));
+    }
+    inserted.add(count);
+    values.add(weight);
+    return "MERGE INTO "
+        + table
+        + " AS d USING ("
+        + consolidatedSql
+        + ") AS v ON "
+        + match
+        + " WHEN MATCHED AND d."
+        + count
+        + " + "
+        + weight
+        + " = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET "
+        + count
+        + " = d."
+        + count
+        + " + "
+        + weight
+        + " WHEN NOT MATCHED AND "
+        + weight
+        + " > 0 THEN INSERT ("
+        + String.join(", ", inserted)
+        + ") VALUES ("
+        + String.join(", ", values)
+        + ")";
+  }
+
+  /**
+   * An aggregate view: one MERGE adds the change of each touched group's state, from {@code
+   * deltaSql}, to the stored state (MIN and MAX take the smaller or larger value, valid only when
+   * nothing was deleted); with {@code deleteEmptyGroups} a group whose row count reaches zero is
+   * deleted, and new groups are inserted.
+   */
+  public String groups(
+      String table, AggregateState state, String deltaSql, boolean deleteEmptyGroups) {
+    String count = quote.apply(AggregateState.COUNT_COLUMN);
+    List<String> sets = new ArrayList<>();
+    for (StateColumn column : state.state()) {
+      String name = quote.apply(column.name());
+      sets.add(name + " = " + merged(column.kind(), "d." + name, "v." + name));
+    }
+    StringBuilder merge =
+        new StringBuilder("MERGE INTO ")
+            .append(table)
+            .append(" AS d USING (")
+            .append(deltaSql)
+            .append(") AS v ON ")
+            .append(keysMatch(state));
+    boolean grouped = !state.keys().isEmpty();
+    if (grouped && deleteEmptyGroups) {
+      merge.append(" WHEN MATCHED AND d.").append(count).append(" + v.").append(count);
+      merge.append(" = 0 THEN DELETE");
+    }
+    merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
+    if (grouped) {
+      List<String> values = new ArrayList<>();
+      state.keys().forEach(k -> values.add("v." + quote.apply(k)));
+      for (StateColumn column : state.state()) {
+        values.add(column.kind().initial("v." + quote.apply(column.name())));
+      }
+      merge
+          .append(" WHEN NOT MATCHED AND v.")
+          .append(count)
+          .append(" > 0 THEN INSERT (")
+          .append(columnList(state))
+          .append(") VALUES (")
+          .append(String.join(", ", values))
+          .append(")");
+    }
+    return merge.toString();
+  }
+
+  /**
+   * An aggregate view whose change cannot be folded in (MIN or MAX after a delete, aggregates that
+   * are always recomputed): the groups {@code deltaSql} touches are deleted and computed again from
+   * the base data by {@code recomputeSql} (which reads only their rows; a group left without rows
+   * is not re-created). An aggregate without GROUP BY is recomputed whole.
+   */
+  public List<String> recompute(
+      String table, AggregateState state, String deltaSql, String recomputeSql) {
+    String insert = "INSERT INTO " + table + " (" + columnList(state) + ") " + recomputeSql;
+    if (state.keys().isEmpty()) {
+      return List.of("DELETE FROM " + table, insert);
+    }
+    return List.of(
+        "DELETE FROM "
+            + table
+            + " AS d WHERE EXISTS (SELECT 1 FROM ("
+            + deltaSql
+            + ") AS v WHERE "
+            + keysMatch(state)
+            + ")",
+        insert);
+  }
+
+  /** The merged value of a state column, without engine functions (LEAST ignores NULLs or not). */
+  private static String merged(StateColumn.Kind kind, String stored, String change) {
+    return switch (kind) {
+      case MIN, MAX -> {
+        String better = kind == StateColumn.Kind.MIN ? " < " : " > ";
+        yield "CASE WHEN "
+            + change
+            + " IS NULL THEN "
+            + stored
+            + " WHEN "
+            + stored
+            + " IS NULL OR "
+            + change
+            + better
+            + stored
+            + " THEN "
+            + change
+            + " ELSE "
+            + stored
+            + " END";
+      }
+      default -> kind.merged(stored, change);
+    };
+  }
+
+  /** Stored group {@code d} and changed group {@code v} have the same keys; TRUE without keys. */
+  private String keysMatch(AggregateState state) {
+    if (state.keys().isEmpty()) {
+      return "1 = 1";
+    }
+    return state.keys().stream()
+        .map(k -> "d." + quote.apply(k) + " IS NOT DISTINCT FROM v." + quote.apply(k))
+        .collect(Collectors.joining(" AND "));
+  }
+
+  private String columnList(AggregateState state) {
+    return state.columnNames().stream().map(quote).collect(Collectors.joining(", "));
+  }
+}
