@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.jdbc.CalciteConnection;
@@ -27,10 +28,8 @@ import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelRunner;
-import org.calciteivm.rules.delta.ChangeOf;
-import org.calciteivm.rules.delta.ChangingTable;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
-import org.calciteivm.rules.sql.DuckDbTypeSystem;
+import org.calciteivm.rules.api.DeltaRelations;
+import org.calciteivm.rules.api.IvmCompiler;
 
 /**
  * Changing tables held in memory, and plans over them run on Calcite's enumerable engine: no
@@ -38,8 +37,8 @@ import org.calciteivm.rules.sql.DuckDbTypeSystem;
  *
  * <p>How a plan runs: one {@code jdbc:calcite:} connection is opened, and the schemas {@code main}
  * (the tables) and {@code temp} (their delta relations, {@code <table>_delta}) are added to its
- * root schema. The {@link ViewSqlPlanner} plans views over that same {@code main}, so the scans in
- * its plans name tables the connection resolves at run time. A plan (a view, a delta plan, a state
+ * root schema. The {@link #compiler()} plans views over that same {@code main}, so the scans in its
+ * plans name tables the connection resolves at run time. A plan (a view, a delta plan, a state
  * query) is handed to the connection's {@link RelRunner}, which optimizes it with the Volcano
  * planner of the plan's cluster (Calcite's default rules, enumerable convention) and compiles it to
  * Java. A table reads its rows when the plan runs, so a prepared plan is rerun on new contents by
@@ -88,12 +87,11 @@ final class InMemoryTables implements AutoCloseable {
     // without foreign keys, statistics as Calcite's AbstractTable has them: no referential
     // constraints at all (null), which the rules must take as none
     MemoryTable table =
-        new ChangingMemoryTable(
+        new MemoryTable(
             f -> rowType(f, columns),
-            foreignKeys.length == 0 ? Statistics.UNKNOWN : Statistics.of(List.of(foreignKeys)),
-            name + "_delta");
+            foreignKeys.length == 0 ? Statistics.UNKNOWN : Statistics.of(List.of(foreignKeys)));
     MemoryTable delta =
-        new MemoryTable(f -> ChangeOf.weightedRowType(f, rowType(f, columns)), Statistics.UNKNOWN);
+        new MemoryTable(f -> DeltaRelations.rowType(f, rowType(f, columns)), Statistics.UNKNOWN);
     tables.put(name, table);
     deltas.put(name, delta);
     main.add(name, table);
@@ -115,9 +113,19 @@ final class InMemoryTables implements AutoCloseable {
     deltas.get(table).rows = toArrays(weightedRows);
   }
 
-  /** A planner of views over {@code main}, with the type system the driver plans with. */
-  ViewSqlPlanner planner() {
-    return new ViewSqlPlanner(main, DuckDbTypeSystem.INSTANCE);
+  /**
+   * A compiler of views over {@code main}, with the conventions the driver plans with; the change
+   * of {@code main.t} is in {@code temp.t_delta}.
+   */
+  IvmCompiler compiler() {
+    return IvmCompiler.duckDb(main)
+        .withDeltaRelations(
+            table -> {
+              List<String> name = table.getQualifiedName();
+              return name.size() == 2 && name.get(0).equals("main")
+                  ? Optional.of(List.of("temp", name.get(1) + "_delta"))
+                  : Optional.empty();
+            });
   }
 
   /** Compiles {@code rel} for the enumerable engine; the statement can be run again and again. */
@@ -162,7 +170,7 @@ final class InMemoryTables implements AutoCloseable {
     return arrays;
   }
 
-  /** A table whose rows are a list that the test replaces between runs. */
+  /** A table whose rows are a list that the test replaces between runs: an ordinary table. */
   private static class MemoryTable extends AbstractTable implements ScannableTable {
     private final Function<RelDataTypeFactory, RelDataType> rowType;
     private final Statistic statistic;
@@ -189,22 +197,6 @@ final class InMemoryTables implements AutoCloseable {
       List<Object[]> snapshot = new ArrayList<>(rows.size());
       rows.forEach(row -> snapshot.add(Arrays.copyOf(row, row.length)));
       return Linq4j.asEnumerable(snapshot);
-    }
-  }
-
-  /** A base table: it names its delta relation, as the delta rules require. */
-  private static final class ChangingMemoryTable extends MemoryTable implements ChangingTable {
-    private final String deltaName;
-
-    ChangingMemoryTable(
-        Function<RelDataTypeFactory, RelDataType> rowType, Statistic statistic, String deltaName) {
-      super(rowType, statistic);
-      this.deltaName = deltaName;
-    }
-
-    @Override
-    public List<String> deltaTableName() {
-      return List.of("temp", deltaName);
     }
   }
 }

@@ -14,17 +14,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.core.Aggregate;
 import org.calciteivm.core.JoinStrategy;
-import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.StateColumn;
-import org.calciteivm.rules.aggregate.StateColumn.Kind;
-import org.calciteivm.rules.delta.DeltaContext;
-import org.calciteivm.rules.delta.DeltaDerivation;
-import org.calciteivm.rules.frontend.ViewSqlPlanner;
-import org.calciteivm.rules.sql.SqlUnparser;
+import org.calciteivm.rules.api.Change;
+import org.calciteivm.rules.api.DeltaProgram;
+import org.calciteivm.rules.api.IvmCompiler;
+import org.calciteivm.rules.api.MaintainedView;
+import org.calciteivm.rules.api.StateLayout;
+import org.calciteivm.rules.api.StateLayout.Kind;
 
 /**
  * The equation of incremental view maintenance, checked on Calcite's enumerable engine: for a view
@@ -33,37 +31,38 @@ import org.calciteivm.rules.sql.SqlUnparser;
  * {@code V(old)}, {@code V(new)} are the view's own plan run on the old and the new contents.
  *
  * <p>For an aggregate view the delta plan gives the change of each touched group's state ({@link
- * AggregateState}), so the equation is checked on the state: the state query on the old contents,
+ * StateLayout}), so the equation is checked on the state: the stored content on the old contents,
  * plus the delta added per group (counts and sums; a sum over no non-null value is NULL, a group
- * whose row count reaches zero disappears), equals the state query on the new contents.
+ * whose row count reaches zero disappears), equals the stored content on the new contents.
  *
- * <p>The view's plan is recomputed as the planner gives it; the delta is derived, as the driver
- * does, from the plan normalized by {@link IvmPrograms#normalize}. Plans are compiled once per
- * view, join expansion and context, and then rerun on other contents.
+ * <p>Only the library's public API is used ({@code org.calciteivm.rules.api}): the view is compiled
+ * by {@link IvmCompiler}, its plans ({@link MaintainedView#plan()}, {@link
+ * MaintainedView#storedContentPlan()}, {@link DeltaProgram#plan()}) run on the enumerable engine.
+ * Plans are compiled once per view, join expansion and change, and then rerun on other contents.
  */
 final class IvmEquation {
   private final InMemoryTables tables;
-  private final ViewSqlPlanner planner;
+  private final IvmCompiler compiler;
   private final Map<String, View> views = new HashMap<>();
   private final Map<String, Delta> deltas = new HashMap<>();
   private final Map<String, PreparedStatement> compiled = new HashMap<>();
 
-  /** A view: what its delta is derived from, its recompute, and its state layout if aggregate. */
-  private record View(RelNode deriveFrom, PreparedStatement recompute, AggregateState state) {}
+  /** A view: its compiled form, its recompute, and its state layout if aggregate. */
+  private record View(MaintainedView compiled, PreparedStatement recompute, StateLayout state) {}
 
   /** A compiled delta plan and the join terms its derivation left out by foreign keys. */
   private record Delta(RelNode plan, PreparedStatement statement, List<String> prunedTerms) {}
 
   IvmEquation(InMemoryTables tables) {
     this.tables = tables;
-    this.planner = tables.planner();
+    this.compiler = tables.compiler();
   }
 
   /**
    * Checks the equation for the view {@code sql}.
    *
-   * @param changed the tables the {@link DeltaContext} says have a change; it must hold every table
-   *     whose change has rows, and may hold others
+   * @param changed the tables the {@link Change} names; it must hold every table whose change has
+   *     rows, and may hold others (those the view does not read are left out)
    * @param old each table's previous rows (a table not named is empty)
    * @param changes each table's change: its columns and a weight (a table not named is unchanged)
    * @return the join terms a foreign key left out of the delta plan
@@ -93,7 +92,7 @@ final class IvmEquation {
             insertOnly,
             old,
             changes,
-            ViewSqlPlanner.explain(delta.plan()));
+            RelOptUtil.toString(delta.plan()));
 
     for (String table : tables.tableNames()) {
       tables.setRows(table, old.getOrDefault(table, List.of()));
@@ -114,7 +113,7 @@ final class IvmEquation {
       assertThat(maintained.negativeRows()).as(description).isEmpty();
       assertThat(maintained).as(description).isEqualTo(Bag.of(newResult));
     } else {
-      AggregateState state = view.state();
+      StateLayout state = view.state();
       Map<List<Object>, List<Object>> groups = groups(state, oldResult);
       applyStateChange(state, groups, deltaRows, description);
       assertThat(Bag.of(new ArrayList<>(groups.values())))
@@ -127,17 +126,13 @@ final class IvmEquation {
   private View view(String sql) throws SQLException {
     View view = views.get(sql);
     if (view == null) {
-      RelNode plan = planner.toRel("v", sql);
-      Aggregate aggregate = findAggregate(plan);
-      RelNode normalized = IvmPrograms.normalize(plan);
-      if (aggregate == null) {
-        view = new View(normalized, tables.prepare(plan), null);
+      MaintainedView compiled = compiler.compile("v", sql);
+      if (compiled.aggregate() == null) {
+        view = new View(compiled, tables.prepare(compiled.plan()), null);
       } else {
-        AggregateState state = AggregateState.of(aggregate);
+        StateLayout state = compiled.stateLayout();
         requireNoMinMax(state, sql);
-        RelNode stateQuery =
-            state.stateAggregate(IvmRelBuilders.create(plan.getCluster()), aggregate.getInput());
-        view = new View(findAggregate(normalized), tables.prepare(stateQuery), state);
+        view = new View(compiled, tables.prepare(compiled.storedContentPlan()), state);
       }
       views.put(sql, view);
     }
@@ -150,27 +145,38 @@ final class IvmEquation {
     String key = sql + "|" + strategy + "|" + new TreeSet<>(changed) + "|" + insertOnly;
     Delta delta = deltas.get(key);
     if (delta == null) {
-      DeltaContext context =
-          new DeltaContext(
-              table -> changed.contains(name(table)), table -> insertOnly.contains(name(table)));
-      DeltaDerivation derivation = DeltaDerivation.of(view.deriveFrom(), strategy, context);
-      RelNode plan = derivation.plan();
+      List<List<String>> read = view.compiled().baseTables();
+      DeltaProgram program =
+          view.compiled()
+              .delta(new Change(qualified(changed, read), qualified(insertOnly, read), strategy));
+      RelNode plan = program.plan();
       // the plan run here is the one the driver writes for DuckDB
-      assertThat(SqlUnparser.duckDb().toSql(plan)).startsWith("SELECT");
+      assertThat(program.sql()).startsWith("SELECT");
       // compiling costs far more than deriving: equal plans share one compiled statement
       PreparedStatement statement =
-          compiled.computeIfAbsent(ViewSqlPlanner.explain(plan), text -> prepare(plan));
-      delta = new Delta(plan, statement, derivation.prunedTerms());
+          compiled.computeIfAbsent(RelOptUtil.toString(plan), text -> prepare(plan));
+      delta = new Delta(plan, statement, program.pruned());
       deltas.put(key, delta);
     }
     return delta;
+  }
+
+  /** The qualified names of the tables {@code names} among those the view {@code read}s. */
+  private static Set<List<String>> qualified(Set<String> names, List<List<String>> read) {
+    Set<List<String>> tables = new HashSet<>();
+    for (String name : names) {
+      if (read.contains(List.of("main", name))) {
+        tables.add(List.of("main", name));
+      }
+    }
+    return tables;
   }
 
   private PreparedStatement prepare(RelNode plan) {
     try {
       return tables.prepare(plan);
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot compile " + ViewSqlPlanner.explain(plan), e);
+      throw new IllegalStateException("cannot compile " + RelOptUtil.toString(plan), e);
     }
   }
 
@@ -201,7 +207,7 @@ final class IvmEquation {
    * aggregate without GROUP BY over no rows) is not a stored group.
    */
   private static Map<List<Object>, List<Object>> groups(
-      AggregateState state, List<List<Object>> rows) {
+      StateLayout state, List<List<Object>> rows) {
     int keys = state.keys().size();
     Map<List<Object>, List<Object>> groups = new LinkedHashMap<>();
     for (List<Object> row : rows) {
@@ -219,7 +225,7 @@ final class IvmEquation {
    * is zero is deleted; no count may become negative.
    */
   private static void applyStateChange(
-      AggregateState state,
+      StateLayout state,
       Map<List<Object>, List<Object>> groups,
       List<List<Object>> deltaRows,
       String description) {
@@ -236,7 +242,7 @@ final class IvmEquation {
       }
       List<Object> current = groups.computeIfAbsent(key, k -> emptyGroup(state, k));
       for (int i = keys; i < names.size(); i++) {
-        Kind kind = state.state().get(i - keys).kind();
+        Kind kind = state.columns().get(i - keys).kind();
         BigDecimal change = (BigDecimal) row.get(i);
         if (kind == Kind.COUNT) {
           assertThat(change).as("count change %s%n%s", names.get(i), description).isNotNull();
@@ -251,7 +257,7 @@ final class IvmEquation {
     for (List<Object> group : new ArrayList<>(groups.values())) {
       BigDecimal rows = (BigDecimal) group.get(keys);
       for (int i = keys; i < names.size(); i++) {
-        if (state.state().get(i - keys).kind() == Kind.COUNT) {
+        if (state.columns().get(i - keys).kind() == Kind.COUNT) {
           // a non-null count lies between zero and the group's row count
           BigDecimal count = (BigDecimal) group.get(i);
           assertThat(count.signum())
@@ -262,12 +268,12 @@ final class IvmEquation {
               .isLessThanOrEqualTo(rows);
         }
       }
-      for (AggregateState.Maintained call : state.calls()) {
-        if (call.columns().size() == 2) {
+      for (List<StateLayout.Column> call : byAggregate(state)) {
+        if (call.size() == 2) {
           // a sum and its non-null count (SUM, AVG)
-          String value = call.columns().get(0).name();
+          String value = call.get(0).name();
           int sum = names.indexOf(value);
-          if (((BigDecimal) group.get(names.indexOf(call.columns().get(1).name()))).signum() == 0) {
+          if (((BigDecimal) group.get(names.indexOf(call.get(1).name()))).signum() == 0) {
             // over no non-null value the sum is NULL; what was added must have cancelled out
             assertThat(group.get(sum) == null || ((BigDecimal) group.get(sum)).signum() == 0)
                 .as("sum %s over no value in group %s%n%s", value, group, description)
@@ -283,36 +289,28 @@ final class IvmEquation {
   }
 
   /** A group not stored yet: zero counts, NULL sums. */
-  private static List<Object> emptyGroup(AggregateState state, List<Object> key) {
+  private static List<Object> emptyGroup(StateLayout state, List<Object> key) {
     List<Object> group = new ArrayList<>(key);
-    for (StateColumn column : state.state()) {
+    for (StateLayout.Column column : state.columns()) {
       group.add(column.kind() == Kind.COUNT ? BigDecimal.ZERO : null);
     }
     return group;
   }
 
-  private static void requireNoMinMax(AggregateState state, String sql) {
-    if (state.hasMinMax()) {
-      throw new IllegalArgumentException("MIN and MAX are merged only without deletes: " + sql);
-    }
-  }
-
-  /** The first aggregate from the top of {@code rel}, or null. */
-  private static Aggregate findAggregate(RelNode rel) {
-    if (rel instanceof Aggregate aggregate) {
-      return aggregate;
-    }
-    for (RelNode input : rel.getInputs()) {
-      Aggregate found = findAggregate(input);
-      if (found != null) {
-        return found;
+  /** The hidden columns of each aggregate, in order. */
+  private static List<List<StateLayout.Column>> byAggregate(StateLayout state) {
+    Map<Integer, List<StateLayout.Column>> calls = new LinkedHashMap<>();
+    for (StateLayout.Column column : state.columns()) {
+      if (column.aggregate() >= 0) {
+        calls.computeIfAbsent(column.aggregate(), i -> new ArrayList<>()).add(column);
       }
     }
-    return null;
+    return new ArrayList<>(calls.values());
   }
 
-  private static String name(RelOptTable table) {
-    List<String> name = table.getQualifiedName();
-    return name.get(name.size() - 1);
+  private static void requireNoMinMax(StateLayout state, String sql) {
+    if (state.columns().stream().anyMatch(c -> c.kind() != Kind.COUNT && c.kind() != Kind.SUM)) {
+      throw new IllegalArgumentException("MIN and MAX are merged only without deletes: " + sql);
+    }
   }
 }

@@ -214,7 +214,12 @@ public final class MaintainedView {
    * aggregate on a standard target), or one row per group of keys and state (an aggregate view).
    */
   public String storedContentSql() {
-    return unparser.toSql(StoredForms.storedContent(this));
+    return unparser.toSql(storedContentPlan());
+  }
+
+  /** The plan of {@link #storedContentSql()}, for engines that run plans rather than SQL. */
+  public RelNode storedContentPlan() {
+    return StoredForms.storedContent(this);
   }
 
   /**
