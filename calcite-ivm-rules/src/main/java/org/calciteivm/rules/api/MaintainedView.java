@@ -123,7 +123,10 @@ public final class MaintainedView {
     return analysis.strategy();
   }
 
-  /** What the analysis found: base tables, columns read, merge strategy, aggregate. */
+  /**
+   * What the analysis found: base tables, columns read, merge strategy, aggregate. An internal type
+   * the calcite-ivm driver reads; the methods of this class give the same facts.
+   */
   public ViewAnalyzer.Analysis analysis() {
     return analysis;
   }
@@ -134,8 +137,8 @@ public final class MaintainedView {
   }
 
   /** Per base table, the columns the view reads: only their changes need to be captured. */
-  public Map<List<String>, ? extends Set<String>> usedColumns() {
-    return analysis.usedColumns();
+  public Map<List<String>, Set<String>> usedColumns() {
+    return Collections.unmodifiableMap(analysis.usedColumns());
   }
 
   /** The view's aggregate, or null for a view without one. */

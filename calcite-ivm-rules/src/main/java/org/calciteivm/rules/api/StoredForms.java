@@ -177,46 +177,64 @@ final class StoredForms {
       if (state.hasMinMax()) {
         statements.put(
             MergeStrategy.GROUP_RECOMPUTE,
-            ImmutableList.copyOf(
+            ImmutableList.of(
                 merges.recompute(
                     stored.table(),
                     state,
-                    deltaSql,
-                    target.unparser().toSql(touchedGroupsState(aggregate, state, delta.plan())))));
+                    target.unparser().toSql(recomputedGroups(aggregate, state, delta.plan())))));
       }
     }
     return Collections.unmodifiableMap(view.monotoneOnly(statements.buildOrThrow()));
   }
 
   /**
-   * The state of the groups {@code delta} (a view delta, its keys first) touches, computed from the
-   * aggregate's input: its rows whose keys equal (NULL-safely) a touched group's.
+   * One row per group {@code delta} (a view delta, its keys first) touches: its keys, then its
+   * state computed from the aggregate's input (NULL for a group left without rows). Without GROUP
+   * BY, the one group's state.
    */
-  private static RelNode touchedGroupsState(
+  private static RelNode recomputedGroups(
       Aggregate aggregate, AggregateState state, RelNode delta) {
     RelBuilder builder = IvmRelBuilders.create(aggregate.getCluster());
     if (state.keys().isEmpty()) {
       return state.stateAggregate(builder, aggregate.getInput());
     }
-    List<Integer> keys = aggregate.getGroupSet().asList();
-    builder.push(aggregate.getInput());
-    builder.push(delta);
-    builder.project(builder.fields().subList(0, keys.size())).distinct();
-    List<RexNode> same = new ArrayList<>();
-    for (int i = 0; i < keys.size(); i++) {
-      same.add(
-          builder.call(
-              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
-              builder.field(2, 0, keys.get(i)),
-              builder.field(2, 1, i)));
-    }
-    builder.join(JoinRelType.INNER, same);
+    int keys = state.keys().size();
+    RelNode touched =
+        builder.push(delta).project(builder.fields().subList(0, keys)).distinct().build();
+    // the input's rows in the touched groups: joined NULL-safely with their keys
+    builder.push(aggregate.getInput()).push(touched);
+    List<Integer> groupColumns = aggregate.getGroupSet().asList();
+    builder.join(JoinRelType.INNER, keysEqual(builder, groupColumns, keys));
     int inputFields = aggregate.getInput().getRowType().getFieldCount();
     builder.project(
         builder.fields().subList(0, inputFields),
         aggregate.getInput().getRowType().getFieldNames(),
         true);
-    return state.stateAggregate(builder, builder.build());
+    RelNode recomputed = state.stateAggregate(builder, builder.build());
+    // every touched group, with its recomputed state or NULLs
+    builder.push(touched).push(recomputed);
+    builder.join(
+        JoinRelType.LEFT,
+        keysEqual(builder, java.util.stream.IntStream.range(0, keys).boxed().toList(), keys));
+    List<RexNode> columns = new ArrayList<>(builder.fields().subList(0, keys));
+    columns.addAll(builder.fields().subList(2 * keys, builder.fields().size()));
+    return builder.project(columns, state.columnNames(), true).build();
+  }
+
+  /**
+   * Column {@code left.get(i)} of the join's left input is NULL-safely equal to its right's {@code
+   * i}.
+   */
+  private static List<RexNode> keysEqual(RelBuilder builder, List<Integer> left, int keys) {
+    List<RexNode> same = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      same.add(
+          builder.call(
+              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
+              builder.field(2, 0, left.get(i)),
+              builder.field(2, 1, i)));
+    }
+    return same;
   }
 
   /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */

@@ -123,25 +123,43 @@ public final class StandardMerge {
 
   /**
    * An aggregate view whose change cannot be folded in (MIN or MAX after a delete, aggregates that
-   * are always recomputed): the groups {@code deltaSql} touches are deleted and computed again from
-   * the base data by {@code recomputeSql} (which reads only their rows; a group left without rows
-   * is not re-created). An aggregate without GROUP BY is recomputed whole.
+   * are always recomputed): one MERGE replaces the state of each group the change touches by its
+   * recompute. {@code recomputedSql} gives one row per touched group: its keys, then its state
+   * computed again from the base data, all NULL for a group left without rows (which is deleted).
+   * An aggregate without GROUP BY has one row, always replaced.
    */
-  public List<String> recompute(
-      String table, AggregateState state, String deltaSql, String recomputeSql) {
-    String insert = "INSERT INTO " + table + " (" + columnList(state) + ") " + recomputeSql;
-    if (state.keys().isEmpty()) {
-      return List.of("DELETE FROM " + table, insert);
+  public String recompute(String table, AggregateState state, String recomputedSql) {
+    String count = quote.apply(AggregateState.COUNT_COLUMN);
+    List<String> sets = new ArrayList<>();
+    for (StateColumn column : state.state()) {
+      String name = quote.apply(column.name());
+      sets.add(name + " = v." + name);
     }
-    return List.of(
-        "DELETE FROM "
-            + table
-            + " AS d WHERE EXISTS (SELECT 1 FROM ("
-            + deltaSql
-            + ") AS v WHERE "
-            + keysMatch(state)
-            + ")",
-        insert);
+    StringBuilder merge =
+        new StringBuilder("MERGE INTO ")
+            .append(table)
+            .append(" AS d USING (")
+            .append(recomputedSql)
+            .append(") AS v ON ")
+            .append(keysMatch(state));
+    boolean grouped = !state.keys().isEmpty();
+    if (grouped) {
+      merge.append(" WHEN MATCHED AND v.").append(count).append(" IS NULL THEN DELETE");
+    }
+    merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
+    if (grouped) {
+      List<String> values = new ArrayList<>();
+      state.columnNames().forEach(c -> values.add("v." + quote.apply(c)));
+      merge
+          .append(" WHEN NOT MATCHED AND v.")
+          .append(count)
+          .append(" IS NOT NULL THEN INSERT (")
+          .append(columnList(state))
+          .append(") VALUES (")
+          .append(String.join(", ", values))
+          .append(")");
+    }
+    return merge.toString();
   }
 
   /** The merged value of a state column, without engine functions (LEAST ignores NULLs or not). */
