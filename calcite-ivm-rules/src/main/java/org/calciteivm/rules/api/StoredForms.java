@@ -11,6 +11,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlDialect;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.MergeStrategy;
@@ -109,8 +110,24 @@ final class StoredForms {
         + target.unparser().toSql(read);
   }
 
-  /** Each stored row of a counted bag as many times as its count. */
+  /**
+   * Each stored row of a counted bag as many times as its count: joined with the numbers up to the
+   * largest count, made by a recursive query; Spark SQL (which has none before 4.1) explodes a
+   * sequence instead.
+   */
   private static String countedBagRows(SqlTarget target, List<String> columns, String table) {
+    String selected =
+        columns.stream().map(c -> "d." + target.quote(c)).collect(Collectors.joining(", "));
+    if (target.dialect().getDatabaseProduct() == SqlDialect.DatabaseProduct.SPARK) {
+      return "SELECT "
+          + selected
+          + " FROM "
+          + table
+          + " AS d LATERAL VIEW explode(sequence(1, d."
+          + target.quote(AggregateState.COUNT_COLUMN)
+          + ")) "
+          + target.quote(COPIES);
+    }
     String n = target.quote("_ivm_n");
     String count = target.quote(AggregateState.COUNT_COLUMN);
     String copies = target.quote(COPIES);
@@ -133,7 +150,7 @@ final class StoredForms {
         + ") FROM "
         + table
         + ")) SELECT "
-        + columns.stream().map(c -> "d." + target.quote(c)).collect(Collectors.joining(", "))
+        + selected
         + " FROM "
         + table
         + " AS d JOIN "

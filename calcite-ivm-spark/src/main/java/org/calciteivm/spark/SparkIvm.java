@@ -1,0 +1,367 @@
+package org.calciteivm.spark;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.avatica.util.Casing;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.dialect.SparkSqlDialect;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.calciteivm.core.JoinStrategy;
+import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.rules.api.Change;
+import org.calciteivm.rules.api.DeltaProgram;
+import org.calciteivm.rules.api.IvmCompiler;
+import org.calciteivm.rules.api.MaintainedView;
+import org.calciteivm.rules.api.SqlTarget;
+import org.calciteivm.rules.api.StoredView;
+
+/**
+ * Materialized views over Iceberg tables, maintained incrementally by Spark: the entry point a
+ * Spark job calls.
+ *
+ * <pre>{@code
+ * SparkIvm ivm = SparkIvm.on(spark);
+ * ivm.create("lake.db.totals", "SELECT customer, SUM(amount) AS total FROM lake.db.orders GROUP BY customer");
+ * // ... any writer commits to lake.db.orders ...
+ * ivm.refresh("lake.db.totals");
+ * ivm.read("lake.db.totals").show();
+ * }</pre>
+ *
+ * <p>A view is stored in the Iceberg table of its name, laid out as the rules library's {@link
+ * org.calciteivm.rules.api.StateLayout} for a standard SQL target (aggregate state, or distinct
+ * rows with their counts); it is read through {@link #read}. The table's properties keep the view's
+ * query; the summary of each of its snapshots keeps, per base table, the snapshot whose content the
+ * view holds (its watermark). A refresh reads each base table's change between its watermark and
+ * its current snapshot from Iceberg's changelog ({@code create_changelog_view}: inserts weigh +1,
+ * deletes -1), derives the view's change with the library's rules, and applies it with one Spark
+ * SQL {@code MERGE INTO}: one Iceberg commit, which also records the new watermarks. Every read of
+ * a base table in a refresh is pinned to the snapshot it consumes ({@code VERSION AS OF}), so a
+ * writer committing meanwhile is picked up by the next refresh, never half by this one.
+ *
+ * <p>Writers need nothing from this class: any Spark job or Iceberg writer may write the base
+ * tables, provided they write deletes copy-on-write (Iceberg's changelog cannot read delete files)
+ * and snapshots newer than a view's watermarks are not expired before it is refreshed.
+ *
+ * <p>One instance per Spark session; its methods are serialized (they use temporary views of the
+ * session).
+ */
+public final class SparkIvm {
+  /** The stored table's property that holds the view's query. */
+  public static final String QUERY = "ivm.query";
+
+  /** Spark SQL's identifiers: back-quoted, case kept as written, matched ignoring case. */
+  private static final SqlParser.Config PARSER =
+      SqlParser.config()
+          .withQuoting(Quoting.BACK_TICK)
+          .withUnquotedCasing(Casing.UNCHANGED)
+          .withQuotedCasing(Casing.UNCHANGED)
+          .withCaseSensitive(false);
+
+  private final SparkSession spark;
+
+  private SparkIvm(SparkSession spark) {
+    this.spark = spark;
+  }
+
+  /** The views of {@code spark}'s catalogs. */
+  public static SparkIvm on(SparkSession spark) {
+    return new SparkIvm(spark);
+  }
+
+  /**
+   * Creates the view {@code view} (a table name of an Iceberg catalog, qualified as Spark resolves
+   * it) defined by {@code query} over Iceberg tables, and fills it from their current snapshots.
+   *
+   * @throws SQLException if the query does not parse or the view cannot be maintained (naming the
+   *     construct)
+   * @throws IllegalArgumentException if {@code view} exists, or a base table is not an Iceberg
+   *     table whose changelog can be read
+   */
+  public synchronized void create(String view, String query) throws SQLException {
+    if (spark.catalog().tableExists(view)) {
+      throw new IllegalArgumentException("table " + view + " already exists");
+    }
+    Compiled compiled = compile(view, query);
+    Map<List<String>, Long> snapshots = new LinkedHashMap<>();
+    compiled
+        .tables()
+        .forEach(
+            (name, table) -> {
+              IcebergTables.requireChangelog(name, table);
+              snapshots.put(name, table.currentSnapshot().snapshotId());
+            });
+    StringBuilder properties =
+        new StringBuilder("'format-version' = '2', ")
+            .append(literal(QUERY))
+            .append(" = ")
+            .append(literal(query));
+    IcebergTables.watermarkProperties(snapshots)
+        .forEach(
+            (k, v) -> properties.append(", ").append(literal(k)).append(" = ").append(literal(v)));
+    String create =
+        "CREATE TABLE "
+            + view
+            + " USING iceberg TBLPROPERTIES ("
+            + properties
+            + ") AS "
+            + pinned(compiled.view().storedContentSql(), snapshots);
+    commit(snapshots, create);
+  }
+
+  /**
+   * Brings {@code view} up to date with its base tables' current snapshots, incrementally.
+   *
+   * @throws IllegalStateException if a snapshot the view still needs has expired (then {@link
+   *     #refreshFull} recomputes it)
+   */
+  public synchronized Refresh refresh(String view) throws SQLException {
+    long start = System.nanoTime();
+    Compiled compiled = compileStored(view);
+    Table stored = IcebergTables.load(spark, compiled.storedName());
+    Map<List<String>, Long> watermarks = new LinkedHashMap<>();
+    Map<List<String>, Long> current = new LinkedHashMap<>();
+    Set<List<String>> changed = new HashSet<>();
+    Set<List<String>> insertOnly = new HashSet<>();
+    for (Map.Entry<List<String>, Table> base : compiled.tables().entrySet()) {
+      List<String> name = base.getKey();
+      long watermark = IcebergTables.watermark(stored, name);
+      long now = base.getValue().currentSnapshot().snapshotId();
+      watermarks.put(name, watermark);
+      current.put(name, now);
+      if (now != watermark) {
+        changed.add(name);
+        if (IcebergTables.onlyAppendsSince(base.getValue(), name, watermark, now, view)) {
+          insertOnly.add(name);
+        }
+      }
+    }
+    if (changed.isEmpty()) {
+      return new Refresh(view, List.of(), null, false, millisSince(start));
+    }
+    List<String> changelogs = new ArrayList<>();
+    try {
+      for (List<String> name : changed) {
+        changelogs.add(deltaView(name, watermarks.get(name), current.get(name)));
+      }
+      MaintainedView maintained = compiled.view();
+      DeltaProgram delta = maintained.delta(new Change(changed, insertOnly, JoinStrategy.AUTO));
+      Map<MergeStrategy, List<String>> merges =
+          maintained.mergeStatements(
+              delta, new StoredView(view, maintained.plan().getRowType().getFieldNames(), "-"));
+      MergeStrategy merge = chooseMerge(maintained, merges, insertOnly.equals(changed));
+      List<String> statements = merges.get(merge);
+      if (statements.size() != 1) {
+        throw new IllegalStateException("a refresh on Spark must be one statement: " + statements);
+      }
+      commit(current, pinned(statements.get(0), current));
+      return new Refresh(view, List.copyOf(changed), merge, false, millisSince(start));
+    } finally {
+      // the delta view reads the changelog's view when it is read: both go at the end
+      for (String name : changelogs) {
+        spark.sql("DROP VIEW IF EXISTS " + name);
+        spark.sql("DROP VIEW IF EXISTS " + name + "_changelog");
+      }
+    }
+  }
+
+  /** Recomputes {@code view} from its query on the base tables' current snapshots. */
+  public synchronized Refresh refreshFull(String view) throws SQLException {
+    long start = System.nanoTime();
+    Compiled compiled = compileStored(view);
+    Map<List<String>, Long> current = new LinkedHashMap<>();
+    compiled
+        .tables()
+        .forEach((name, table) -> current.put(name, table.currentSnapshot().snapshotId()));
+    commit(
+        current,
+        "INSERT OVERWRITE " + view + " " + pinned(compiled.view().storedContentSql(), current));
+    return new Refresh(view, List.copyOf(current.keySet()), null, true, millisSince(start));
+  }
+
+  /** The query that reads {@code view} from its stored table, in Spark SQL. */
+  public synchronized String readSql(String view) throws SQLException {
+    return compileStored(view).view().readSql(view);
+  }
+
+  /** The rows of {@code view}. */
+  public Dataset<Row> read(String view) throws SQLException {
+    return spark.sql(readSql(view));
+  }
+
+  /**
+   * What a refresh of {@code view} would do: its query, how it is stored and merged, and per base
+   * table the snapshot it holds and the current one.
+   */
+  public synchronized String explain(String view) throws SQLException {
+    Compiled compiled = compileStored(view);
+    Table stored = IcebergTables.load(spark, compiled.storedName());
+    MaintainedView maintained = compiled.view();
+    StringBuilder text = new StringBuilder();
+    text.append("view ").append(view).append('\n');
+    text.append("query: ").append(compiled.query()).append('\n');
+    text.append("strategy: ").append(maintained.strategy()).append('\n');
+    text.append("stored: keys ").append(maintained.stateLayout().keys());
+    text.append(", hidden ").append(maintained.stateColumns()).append('\n');
+    compiled
+        .tables()
+        .forEach(
+            (name, table) -> {
+              long watermark = IcebergTables.watermark(stored, name);
+              long now = table.currentSnapshot().snapshotId();
+              text.append("table ")
+                  .append(String.join(".", name))
+                  .append(": holds snapshot ")
+                  .append(watermark)
+                  .append(now == watermark ? ", up to date" : ", current " + now + " (pending)")
+                  .append('\n');
+            });
+    return text.toString();
+  }
+
+  /** Drops {@code view} and its stored table. */
+  public synchronized void drop(String view) throws SQLException {
+    compileStored(view); // refuses a table that is not a view
+    spark.sql("DROP TABLE " + view);
+  }
+
+  /** A view compiled for Spark, its base tables loaded from Iceberg. */
+  private record Compiled(
+      String query,
+      List<String> storedName,
+      MaintainedView view,
+      Map<List<String>, Table> tables) {}
+
+  private Compiled compileStored(String view) throws SQLException {
+    List<String> storedName = storedName(view);
+    Table stored = IcebergTables.load(spark, storedName);
+    String query = stored.properties().get(QUERY);
+    if (query == null) {
+      throw new IllegalArgumentException(
+          "table " + view + " is not a materialized view (it has no " + QUERY + " property)");
+    }
+    return compile(view, query);
+  }
+
+  private Compiled compile(String view, String query) throws SQLException {
+    SparkSchemas schemas = new SparkSchemas(spark);
+    MaintainedView maintained =
+        IvmCompiler.over(schemas.defaultSchema())
+            .withParser(PARSER)
+            .withTypeSystem(SparkTypeSystem.INSTANCE)
+            .withTarget(SqlTarget.standard(SparkSqlDialect.DEFAULT))
+            .withDeltaRelations(SparkSchemas.deltaRelations())
+            .compile(view, query);
+    Map<List<String>, Table> tables = new LinkedHashMap<>();
+    for (List<String> name : maintained.baseTables()) {
+      tables.put(name, IcebergTables.load(spark, name));
+      schemas.addDelta(name, spark.table(SparkSchemas.quote(name)).schema());
+    }
+    return new Compiled(query, storedName(view), maintained, tables);
+  }
+
+  /** The parts of the table name {@code view}, as Spark parses it. */
+  private List<String> storedName(String view) {
+    try {
+      return scala.jdk.javaapi.CollectionConverters.asJava(
+          spark.sessionState().sqlParser().parseMultipartIdentifier(view));
+    } catch (Exception e) {
+      throw new IllegalArgumentException("not a table name: " + view, e);
+    }
+  }
+
+  /**
+   * Creates the temporary view that holds the change of base table {@code name} after snapshot
+   * {@code from} up to {@code to}, as a Z-set (its columns and {@code _ivm_weight}), over the
+   * changelog view {@code <name>_changelog}; returns its name.
+   */
+  private String deltaView(List<String> name, long from, long to) {
+    String delta = SparkSchemas.deltaName(name);
+    String changelog = delta + "_changelog";
+    List<String> identifier = name.size() == 3 ? name.subList(1, 3) : name;
+    String catalog = name.size() == 3 ? name.get(0) : spark.catalog().currentCatalog();
+    spark
+        .sql(
+            "CALL "
+                + SparkSchemas.quote(catalog)
+                + ".system.create_changelog_view(table => "
+                + literal(String.join(".", identifier))
+                + ", options => map('start-snapshot-id', '"
+                + from
+                + "', 'end-snapshot-id', '"
+                + to
+                + "'), changelog_view => "
+                + literal(changelog)
+                + ")")
+        .collectAsList(); // a procedure runs when its result is read;
+    List<String> columns = new ArrayList<>();
+    for (String column : spark.table(SparkSchemas.quote(name)).schema().fieldNames()) {
+      columns.add(SparkSchemas.quote(column));
+    }
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY VIEW "
+            + delta
+            + " AS SELECT "
+            + String.join(", ", columns)
+            + ", CAST(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END"
+            + " AS BIGINT) AS _ivm_weight FROM "
+            + changelog);
+    return delta;
+  }
+
+  /**
+   * The view's own strategy; with only appends the append merge where there is one, and for MIN and
+   * MAX the folding merge.
+   */
+  private static MergeStrategy chooseMerge(
+      MaintainedView view, Map<MergeStrategy, List<String>> merges, boolean insertOnly) {
+    if (insertOnly) {
+      for (MergeStrategy append :
+          List.of(
+              MergeStrategy.BAG_APPEND, MergeStrategy.GROUP_APPEND, MergeStrategy.GROUP_MERGE)) {
+        if (merges.containsKey(append)) {
+          return append;
+        }
+      }
+    }
+    return view.strategy();
+  }
+
+  /**
+   * {@code sql} with every read of a base table pinned to its snapshot in {@code snapshots}
+   * (Spark's {@code VERSION AS OF} after the table's name, as Calcite's Spark dialect writes it).
+   */
+  static String pinned(String sql, Map<List<String>, Long> snapshots) {
+    String result = sql;
+    for (Map.Entry<List<String>, Long> table : snapshots.entrySet()) {
+      String name = SparkSchemas.quote(table.getKey());
+      result = result.replace(name, name + " VERSION AS OF " + table.getValue());
+    }
+    return result;
+  }
+
+  /** Runs {@code sql} as one commit that records {@code watermarks} in its snapshot's summary. */
+  private void commit(Map<List<String>, Long> watermarks, String sql) {
+    CommitMetadata.withCommitProperties(
+        IcebergTables.watermarkProperties(watermarks),
+        () -> spark.sql(sql).collectAsList(),
+        RuntimeException.class);
+  }
+
+  private static String literal(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  private static long millisSince(long start) {
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+}
