@@ -69,8 +69,16 @@ public final class SparkIvm {
 
   private final SparkSession spark;
 
+  /** Runs after a refresh has read its changes and before it merges them (tests commit there). */
+  private Runnable beforeMerge = () -> {};
+
   private SparkIvm(SparkSession spark) {
     this.spark = spark;
+  }
+
+  /** Sets what runs between reading a refresh's changes and merging them; for tests. */
+  void beforeMerge(Runnable action) {
+    this.beforeMerge = action;
   }
 
   /** The views of {@code spark}'s catalogs. */
@@ -163,6 +171,7 @@ public final class SparkIvm {
       if (statements.size() != 1) {
         throw new IllegalStateException("a refresh on Spark must be one statement: " + statements);
       }
+      beforeMerge.run();
       commit(current, pinned(statements.get(0), current));
       return new Refresh(view, List.copyOf(changed), merge, false, millisSince(start));
     } finally {

@@ -78,7 +78,8 @@ class SparkIvmTest {
             "SELECT r.b, s.e, r.c FROM lake.db.r AS r JOIN lake.db.s AS s ON r.a = s.a",
             "SELECT s.e, SUM(r.c) AS sc, COUNT(*) AS n FROM lake.db.r AS r JOIN lake.db.s AS s"
                 + " ON r.a = s.a GROUP BY s.e",
-            "SELECT b, MIN(c) AS lo, MAX(a) AS hi, COUNT(*) AS n FROM lake.db.r GROUP BY b");
+            "SELECT b, MIN(c) AS lo, MAX(a) AS hi, COUNT(*) AS n FROM lake.db.r GROUP BY b",
+            "SELECT DISTINCT r.b, s.e FROM lake.db.r AS r LEFT JOIN lake.db.s AS s ON r.a = s.a");
     long seed = Long.getLong("ivm.seed", System.nanoTime());
     Random random = new Random(seed);
     spark.sql("INSERT INTO lake.db.s VALUES (1, 'w'), (2, 'x'), (2, 'x'), (NULL, 'y')");
@@ -147,6 +148,31 @@ class SparkIvmTest {
     spark.sql("INSERT INTO lake.db.r VALUES (4, '40', 4.00, 4.0)");
     ivm.refresh("lake.db.casts");
     assertThat(rows(ivm.readSql("lake.db.casts"))).isEqualTo(rows(query));
+  }
+
+  @Test
+  void aWriterCommittingDuringARefreshIsPickedUpByTheNextOne() throws Exception {
+    String query = "SELECT r.b, s.e FROM lake.db.r AS r JOIN lake.db.s AS s ON r.a = s.a";
+    spark.sql("INSERT INTO lake.db.r VALUES (1, 'x', 1.00, 1.0)");
+    spark.sql("INSERT INTO lake.db.s VALUES (1, 'p')");
+    ivm.create("lake.db.pairs", query);
+    spark.sql("INSERT INTO lake.db.r VALUES (1, 'y', 2.00, 2.0)");
+    List<String> beforeTheWriter = rows(query);
+    ivm.beforeMerge(
+        () -> {
+          spark.sql("INSERT INTO lake.db.s VALUES (1, 'q')");
+          spark.sql("DELETE FROM lake.db.r WHERE b = 'x'");
+        });
+    try {
+      ivm.refresh("lake.db.pairs");
+    } finally {
+      ivm.beforeMerge(() -> {});
+    }
+    // the refresh read r and s at the snapshots whose changes it consumed
+    assertThat(rows(ivm.readSql("lake.db.pairs"))).isEqualTo(beforeTheWriter);
+    assertThat(ivm.explain("lake.db.pairs")).contains("(pending)");
+    ivm.refresh("lake.db.pairs");
+    assertThat(rows(ivm.readSql("lake.db.pairs"))).isEqualTo(rows(query));
   }
 
   @Test

@@ -126,6 +126,20 @@ class H2DifferentialTest {
   }
 
   @Test
+  void outerJoins() throws Exception {
+    maintain("SELECT r.b, s.e, r.c FROM r LEFT JOIN s ON r.a = s.a");
+    maintain(
+        "SELECT s.e, COUNT(*) AS n, SUM(r.c) AS sc FROM r RIGHT JOIN s ON r.a = s.a GROUP BY s.e");
+  }
+
+  @Test
+  void distinctAndSetOperations() throws Exception {
+    maintain("SELECT DISTINCT b, a FROM r");
+    maintain("SELECT a, b FROM r WHERE c > 0 UNION ALL SELECT a, e FROM s");
+    maintain("SELECT a FROM r UNION SELECT a FROM s");
+  }
+
+  @Test
   void minAndMaxRecomputeTheGroupsADeleteTouches() throws Exception {
     maintain("SELECT b, MIN(c) AS lo, MAX(a) AS hi, COUNT(*) AS n FROM r GROUP BY b");
   }
@@ -134,7 +148,9 @@ class H2DifferentialTest {
   private void maintain(String sql) throws Exception {
     long seed = Long.getLong("ivm.seed", System.nanoTime());
     Random random = new Random(seed);
+    update("DROP TABLE IF EXISTS VIEWS.V");
     for (String table : TABLES.keySet()) {
+      update("DELETE FROM PUBLIC." + table);
       for (int i = random.nextInt(12); i > 0; i--) {
         update("INSERT INTO PUBLIC." + table + " VALUES " + randomRow(random, table));
       }
