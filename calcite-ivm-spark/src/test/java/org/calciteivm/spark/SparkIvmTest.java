@@ -23,11 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Views over Iceberg tables maintained by Spark, checked against Spark's own result of the view's
  * query after every refresh, as bags, under random inserts, deletes and updates of both sides of
  * joins (duplicates, NULLs, groups that empty); and what a refresh does when it cannot run. Spark
- * runs in-process ({@code local[2]}), Iceberg's Hadoop catalog in a temporary directory. {@code
- * -Divm.seed} replays a run.
+ * runs in-process ({@code local[2]}, one session for the suite), Iceberg's Hadoop catalog in a
+ * temporary directory. {@code -Divm.seed} replays a run.
  */
 class SparkIvmTest {
-  private static final int STEPS = 6;
+  /** Refreshes per view in the differential test ({@code -Divm.spark.steps}). */
+  private static final int STEPS = Integer.getInteger("ivm.spark.steps", 4);
 
   @TempDir static Path warehouse;
 
@@ -66,6 +67,7 @@ class SparkIvmTest {
     }
     spark.sql("CREATE TABLE lake.db.r (a INT, b STRING, c DECIMAL(10,2), d DOUBLE) USING iceberg");
     spark.sql("CREATE TABLE lake.db.s (a INT, e STRING) USING iceberg");
+    spark.sql("CREATE TABLE lake.db.u (e STRING, f INT) USING iceberg");
   }
 
   @Test
@@ -75,7 +77,8 @@ class SparkIvmTest {
             "SELECT b, c, a + 1 AS a1 FROM lake.db.r WHERE a >= 2 OR a IS NULL",
             "SELECT b, SUM(c) AS sc, COUNT(*) AS n, AVG(d) AS ad FROM lake.db.r GROUP BY b"
                 + " HAVING COUNT(*) > 1",
-            "SELECT r.b, s.e, r.c FROM lake.db.r AS r JOIN lake.db.s AS s ON r.a = s.a",
+            "SELECT r.b, s.e, u.f FROM lake.db.r AS r JOIN lake.db.s AS s ON r.a = s.a"
+                + " JOIN lake.db.u AS u ON s.e = u.e",
             "SELECT s.e, SUM(r.c) AS sc, COUNT(*) AS n FROM lake.db.r AS r JOIN lake.db.s AS s"
                 + " ON r.a = s.a GROUP BY s.e",
             "SELECT b, MIN(c) AS lo, MAX(a) AS hi, COUNT(*) AS n FROM lake.db.r GROUP BY b",
@@ -83,6 +86,7 @@ class SparkIvmTest {
     long seed = Long.getLong("ivm.seed", System.nanoTime());
     Random random = new Random(seed);
     spark.sql("INSERT INTO lake.db.s VALUES (1, 'w'), (2, 'x'), (2, 'x'), (NULL, 'y')");
+    spark.sql("INSERT INTO lake.db.u VALUES ('w', 1), ('x', 2), ('x', 3), (NULL, 4)");
     change(random, 8);
     for (int i = 0; i < views.size(); i++) {
       ivm.create("lake.db.v" + i, views.get(i));
@@ -176,6 +180,21 @@ class SparkIvmTest {
   }
 
   @Test
+  void theExampleScriptRuns() throws Exception {
+    // docs/spark-example.sql, which bin/calcite-ivm spark runs
+    new SparkScript(spark)
+        .run(java.nio.file.Files.readString(Path.of("../docs/spark-example.sql")));
+    assertThat(rows("SELECT * FROM totals"))
+        .containsExactly("[ann, 16, 2]", "[cid, 7.25, 1]")
+        .isEqualTo(
+            rows(
+                "SELECT customer, SUM(amount) AS total, COUNT(*) AS n FROM lake.shop.orders"
+                    + " GROUP BY customer"));
+    assertThat(SparkScript.statements("SELECT ';' AS x; -- a ; comment\nSELECT 2"))
+        .containsExactly("SELECT ';' AS x", "SELECT 2");
+  }
+
+  @Test
   void whatCannotBeMaintainedIsRefusedClearly() {
     spark.sql("INSERT INTO lake.db.r VALUES (1, 'x', 1.00, 1.0)");
     assertThatThrownBy(
@@ -206,7 +225,7 @@ class SparkIvmTest {
   private static void change(Random random, int statements) {
     for (int i = 0; i < statements; i++) {
       int a = random.nextInt(5);
-      switch (random.nextInt(5)) {
+      switch (random.nextInt(6)) {
         case 0, 1 ->
             spark.sql(
                 "INSERT INTO lake.db.r VALUES "
@@ -223,11 +242,16 @@ class SparkIvmTest {
                     + " WHERE a = "
                     + a
                     + " OR a IS NULL");
-        default ->
+        case 4 ->
             spark.sql(
                 random.nextBoolean()
                     ? "INSERT INTO lake.db.s VALUES (" + value(random) + ", " + text(random) + ")"
                     : "DELETE FROM lake.db.s WHERE a = " + a);
+        default ->
+            spark.sql(
+                random.nextBoolean()
+                    ? "INSERT INTO lake.db.u VALUES (" + text(random) + ", " + value(random) + ")"
+                    : "UPDATE lake.db.u SET f = f + 1 WHERE e = " + text(random));
       }
     }
   }
