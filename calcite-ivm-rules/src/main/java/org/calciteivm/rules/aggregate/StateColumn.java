@@ -14,20 +14,37 @@ public record StateColumn(String name, Kind kind) {
     COUNT,
     /** A sum: merged by addition, NULL as zero (a matching count says whether it is NULL). */
     SUM,
-    /** A minimum: merged with LEAST, only when nothing was deleted. */
+    /** A minimum: the smaller of both, only when nothing was deleted. */
     MIN,
-    /** A maximum: merged with GREATEST, only when nothing was deleted. */
+    /** A maximum: the larger of both, only when nothing was deleted. */
     MAX,
     /** A value only a recompute of its group writes: a merge leaves it as it is. */
     RECOMPUTED;
 
-    /** The SQL of the merged value, given SQL for the stored value and for its change. */
+    /**
+     * The SQL of the merged value, given SQL for the stored value and for its change; standard SQL
+     * (engines' LEAST and GREATEST differ on NULLs: a NULL extreme is one over no value).
+     */
     public String merged(String stored, String change) {
       return switch (this) {
         case COUNT -> stored + " + coalesce(" + change + ", 0)";
         case SUM -> "coalesce(" + stored + ", 0) + coalesce(" + change + ", 0)";
-        case MIN -> "least(" + stored + ", " + change + ")";
-        case MAX -> "greatest(" + stored + ", " + change + ")";
+        case MIN, MAX ->
+            "CASE WHEN "
+                + change
+                + " IS NULL THEN "
+                + stored
+                + " WHEN "
+                + stored
+                + " IS NULL OR "
+                + change
+                + (this == MIN ? " < " : " > ")
+                + stored
+                + " THEN "
+                + change
+                + " ELSE "
+                + stored
+                + " END";
         case RECOMPUTED -> stored;
       };
     }

@@ -1,12 +1,9 @@
 package org.calciteivm.rules.merge;
 
 import com.google.common.collect.ImmutableList;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.rules.aggregate.AggregateState;
-import org.calciteivm.rules.aggregate.StateColumn;
 
 /**
  * Merge statements for aggregate views, whose stored table holds one row of {@link AggregateState}
@@ -27,49 +24,18 @@ public final class GroupMerge {
     return ImmutableList.of(mergeStatement(dataTable, state, deltaSql, deleteEmptyGroups, true));
   }
 
-  /** The MERGE of {@link #merge}; new groups are inserted only with {@code insertNewGroups}. */
+  /**
+   * The MERGE of {@link #merge}; new groups are inserted only with {@code insertNewGroups}. DuckDB
+   * runs the standard statement ({@link StandardMerge}) as it is.
+   */
   private static String mergeStatement(
       String dataTable,
       AggregateState state,
       String deltaSql,
       boolean deleteEmptyGroups,
       boolean insertNewGroups) {
-    String count = IvmNames.quote(AggregateState.COUNT_COLUMN);
-    List<String> sets = new ArrayList<>();
-    for (StateColumn column : state.state()) {
-      String name = IvmNames.quote(column.name());
-      sets.add(name + " = " + column.kind().merged("d." + name, "v." + name));
-    }
-    // the change is read once, so it is merged straight from its query, not from a temp table
-    StringBuilder merge =
-        new StringBuilder("MERGE INTO ")
-            .append(dataTable)
-            .append(" AS d USING (")
-            .append(deltaSql)
-            .append(") AS v ON ")
-            .append(keysMatch(state));
-    boolean grouped = !state.keys().isEmpty();
-    if (grouped && deleteEmptyGroups) {
-      merge.append(" WHEN MATCHED AND d.").append(count).append(" + v.").append(count);
-      merge.append(" = 0 THEN DELETE");
-    }
-    merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
-    if (grouped && insertNewGroups) {
-      List<String> values = new ArrayList<>();
-      state.keys().forEach(k -> values.add("v." + IvmNames.quote(k)));
-      for (StateColumn column : state.state()) {
-        values.add(column.kind().initial("v." + IvmNames.quote(column.name())));
-      }
-      merge
-          .append(" WHEN NOT MATCHED AND v.")
-          .append(count)
-          .append(" > 0 THEN INSERT (")
-          .append(columnList(state))
-          .append(") VALUES (")
-          .append(String.join(", ", values))
-          .append(")");
-    }
-    return merge.toString();
+    return new StandardMerge(IvmNames::quote)
+        .groups(dataTable, state, deltaSql, deleteEmptyGroups, insertNewGroups);
   }
 
   /** The statement that keeps the view delta {@code deltaSql} in the temporary table. */

@@ -84,11 +84,23 @@ public final class StandardMerge {
    */
   public String groups(
       String table, AggregateState state, String deltaSql, boolean deleteEmptyGroups) {
+    return groups(table, state, deltaSql, deleteEmptyGroups, true);
+  }
+
+  /**
+   * {@link #groups(String, AggregateState, String, boolean)}, new groups inserted only if asked.
+   */
+  public String groups(
+      String table,
+      AggregateState state,
+      String deltaSql,
+      boolean deleteEmptyGroups,
+      boolean insertNewGroups) {
     String count = quote.apply(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
       String name = quote.apply(column.name());
-      sets.add(name + " = " + merged(column.kind(), "d." + name, "v." + name));
+      sets.add(name + " = " + column.kind().merged("d." + name, "v." + name));
     }
     StringBuilder merge =
         new StringBuilder("MERGE INTO ")
@@ -103,7 +115,7 @@ public final class StandardMerge {
       merge.append(" = 0 THEN DELETE");
     }
     merge.append(" WHEN MATCHED THEN UPDATE SET ").append(String.join(", ", sets));
-    if (grouped) {
+    if (grouped && insertNewGroups) {
       List<String> values = new ArrayList<>();
       state.keys().forEach(k -> values.add("v." + quote.apply(k)));
       for (StateColumn column : state.state()) {
@@ -160,31 +172,6 @@ public final class StandardMerge {
           .append(")");
     }
     return merge.toString();
-  }
-
-  /** The merged value of a state column, without engine functions (LEAST ignores NULLs or not). */
-  private static String merged(StateColumn.Kind kind, String stored, String change) {
-    return switch (kind) {
-      case MIN, MAX -> {
-        String better = kind == StateColumn.Kind.MIN ? " < " : " > ";
-        yield "CASE WHEN "
-            + change
-            + " IS NULL THEN "
-            + stored
-            + " WHEN "
-            + stored
-            + " IS NULL OR "
-            + change
-            + better
-            + stored
-            + " THEN "
-            + change
-            + " ELSE "
-            + stored
-            + " END";
-      }
-      default -> kind.merged(stored, change);
-    };
   }
 
   /** Stored group {@code d} and changed group {@code v} have the same keys; TRUE without keys. */
