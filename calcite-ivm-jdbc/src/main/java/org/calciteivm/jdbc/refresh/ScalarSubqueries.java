@@ -31,6 +31,11 @@ import org.calciteivm.jdbc.catalog.DuckDbFunctions;
  * <p>Done for the outermost query's WHERE clause, and its select list when it does not aggregate (a
  * cross-joined value would not be grouped). A subquery that names a table or alias of the outer
  * query is correlated and left as it is (and refused by the planner).
+ *
+ * <p>A {@code *} in the select list would also select the cross-joined values, so it is written out
+ * as the star of each relation of the FROM clause ({@code a.*, b.*}); a FROM clause where that is
+ * not the same (a join {@code USING} or {@code NATURAL}, a relation without a name) keeps its
+ * subqueries.
  */
 public final class ScalarSubqueries {
   private ScalarSubqueries() {}
@@ -67,6 +72,9 @@ public final class ScalarSubqueries {
       return query;
     }
     Map<QueryText.Range, String> replacements = new HashMap<>();
+    if (!starsWrittenOut(select, text, replacements)) {
+      return query;
+    }
     StringBuilder joins = new StringBuilder(text.text(from));
     int n = 0;
     for (SqlSelect subquery : found) {
@@ -86,11 +94,67 @@ public final class ScalarSubqueries {
           .append(')');
       replacements.put(parenthesized, name + "." + IvmNames.quote(VALUE));
     }
-    if (replacements.isEmpty()) {
+    if (n == 0) {
       return query;
     }
     replacements.put(from, joins.toString());
     return text.replaced(new QueryText.Range(0, query.length()), replacements);
+  }
+
+  /**
+   * Adds to {@code replacements} each unqualified {@code *} of the select list written out as the
+   * star of each relation of the FROM clause, in order; false if that would not select the same
+   * columns (see the class comment).
+   */
+  private static boolean starsWrittenOut(
+      SqlSelect select, QueryText text, Map<QueryText.Range, String> replacements) {
+    List<SqlNode> stars =
+        select.getSelectList().stream()
+            .filter(i -> i instanceof SqlIdentifier id && id.isStar() && id.names.size() == 1)
+            .toList();
+    if (stars.isEmpty()) {
+      return true;
+    }
+    List<String> relations = new ArrayList<>();
+    if (!relationNames(select.getFrom(), relations)) {
+      return false;
+    }
+    String written =
+        String.join(", ", relations.stream().map(r -> IvmNames.quote(r) + ".*").toList());
+    for (SqlNode star : stars) {
+      QueryText.Range range = text.range(star);
+      if (range == null) {
+        return false;
+      }
+      replacements.put(range, written);
+    }
+    return true;
+  }
+
+  /**
+   * Adds the names of the relations of a FROM clause, in order; false if one has none, or a join
+   * merges columns ({@code USING}, {@code NATURAL}).
+   */
+  private static boolean relationNames(SqlNode from, List<String> names) {
+    if (from instanceof SqlJoin join) {
+      return !join.isNatural()
+          && join.getConditionType() != org.apache.calcite.sql.JoinConditionType.USING
+          && relationNames(join.getLeft(), names)
+          && relationNames(join.getRight(), names);
+    }
+    if (from.getKind() == SqlKind.AS) {
+      SqlCall as = (SqlCall) from;
+      if (as.operandCount() > 2) {
+        return false; // renamed columns: their star is still the alias's, but keep it simple
+      }
+      names.add(((SqlIdentifier) as.operand(1)).getSimple());
+      return true;
+    }
+    if (from instanceof SqlIdentifier table) {
+      names.add(table.names.get(table.names.size() - 1));
+      return true;
+    }
+    return false;
   }
 
   /** The subqueries used as values in {@code node} (not those of EXISTS or IN). */
