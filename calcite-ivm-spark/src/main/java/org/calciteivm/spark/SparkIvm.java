@@ -153,8 +153,10 @@ public final class SparkIvm {
         }
       }
     }
+    long planned = System.nanoTime();
     if (changed.isEmpty()) {
-      return new Refresh(view, List.of(), null, false, millisSince(start));
+      long millis = millisSince(start);
+      return new Refresh(view, List.of(), null, false, millis, millis, 0, 0);
     }
     List<String> changelogs = new ArrayList<>();
     try {
@@ -172,8 +174,17 @@ public final class SparkIvm {
         throw new IllegalStateException("a refresh on Spark must be one statement: " + statements);
       }
       beforeMerge.run();
+      long merging = System.nanoTime();
       commit(current, pinned(statements.get(0), current));
-      return new Refresh(view, List.copyOf(changed), merge, false, millisSince(start));
+      return new Refresh(
+          view,
+          List.copyOf(changed),
+          merge,
+          false,
+          millisSince(start),
+          (planned - start) / 1_000_000,
+          (merging - planned) / 1_000_000,
+          millisSince(merging));
     } finally {
       // the delta view reads the changelog's view when it is read: both go at the end
       for (String name : changelogs) {
@@ -191,10 +202,19 @@ public final class SparkIvm {
     compiled
         .tables()
         .forEach((name, table) -> current.put(name, table.currentSnapshot().snapshotId()));
+    long merging = System.nanoTime();
     commit(
         current,
         "INSERT OVERWRITE " + view + " " + pinned(compiled.view().storedContentSql(), current));
-    return new Refresh(view, List.copyOf(current.keySet()), null, true, millisSince(start));
+    return new Refresh(
+        view,
+        List.copyOf(current.keySet()),
+        null,
+        true,
+        millisSince(start),
+        (merging - start) / 1_000_000,
+        0,
+        millisSince(merging));
   }
 
   /** The query that reads {@code view} from its stored table, in Spark SQL. */

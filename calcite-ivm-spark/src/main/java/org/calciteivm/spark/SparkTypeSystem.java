@@ -41,4 +41,60 @@ final class SparkTypeSystem extends RelDataTypeSystemImpl {
     }
     return super.deriveSumType(types, argumentType);
   }
+
+  @Override
+  public RelDataType deriveAvgAggType(RelDataTypeFactory types, RelDataType argumentType) {
+    RelDataType type =
+        argumentType.getSqlTypeName() == SqlTypeName.DECIMAL
+            ? decimal(types, argumentType.getPrecision() + 4, argumentType.getScale() + 4)
+            : types.createSqlType(SqlTypeName.DOUBLE);
+    return types.createTypeWithNullability(type, argumentType.isNullable());
+  }
+
+  @Override
+  public RelDataType deriveDecimalPlusType(
+      RelDataTypeFactory types, RelDataType left, RelDataType right) {
+    if (!bothDecimal(left, right)) {
+      return super.deriveDecimalPlusType(types, left, right);
+    }
+    int scale = Math.max(left.getScale(), right.getScale());
+    int integral =
+        Math.max(left.getPrecision() - left.getScale(), right.getPrecision() - right.getScale());
+    return decimal(types, integral + scale + 1, scale);
+  }
+
+  @Override
+  public RelDataType deriveDecimalMultiplyType(
+      RelDataTypeFactory types, RelDataType left, RelDataType right) {
+    if (!bothDecimal(left, right)) {
+      return super.deriveDecimalMultiplyType(types, left, right);
+    }
+    return decimal(
+        types, left.getPrecision() + right.getPrecision() + 1, left.getScale() + right.getScale());
+  }
+
+  @Override
+  public RelDataType deriveDecimalDivideType(
+      RelDataTypeFactory types, RelDataType left, RelDataType right) {
+    if (!bothDecimal(left, right)) {
+      return super.deriveDecimalDivideType(types, left, right);
+    }
+    int scale = Math.max(6, left.getScale() + right.getPrecision() + 1);
+    return decimal(types, left.getPrecision() - left.getScale() + right.getScale() + scale, scale);
+  }
+
+  private static boolean bothDecimal(RelDataType left, RelDataType right) {
+    return left.getSqlTypeName() == SqlTypeName.DECIMAL
+        && right.getSqlTypeName() == SqlTypeName.DECIMAL;
+  }
+
+  /** {@code DECIMAL(precision, scale)} as Spark bounds it: past 38 digits, scale is given up. */
+  private static RelDataType decimal(RelDataTypeFactory types, int precision, int scale) {
+    if (precision <= 38) {
+      return types.createSqlType(SqlTypeName.DECIMAL, precision, scale);
+    }
+    int integral = precision - scale;
+    int kept = Math.max(38 - integral, Math.min(scale, 6));
+    return types.createSqlType(SqlTypeName.DECIMAL, 38, kept);
+  }
 }

@@ -75,7 +75,8 @@ class SparkIvmTest {
     List<String> views =
         List.of(
             "SELECT b, c, a + 1 AS a1 FROM lake.db.r WHERE a >= 2 OR a IS NULL",
-            "SELECT b, SUM(c) AS sc, COUNT(*) AS n, AVG(d) AS ad FROM lake.db.r GROUP BY b"
+            "SELECT b, SUM(c) AS sc, COUNT(*) AS n, AVG(d) AS ad, AVG(c) AS ac FROM lake.db.r"
+                + " GROUP BY b"
                 + " HAVING COUNT(*) > 1",
             "SELECT r.b, s.e, u.f FROM lake.db.r AS r JOIN lake.db.s AS s ON r.a = s.a"
                 + " JOIN lake.db.u AS u ON s.e = u.e",
