@@ -48,35 +48,40 @@ public final class SparkBench {
               + " AND l_orderkey = o_orderkey AND o_orderdate < DATE '1995-03-15'"
               + " AND l_shipdate > DATE '1995-03-15' GROUP BY l_orderkey, o_orderdate, o_shippriority");
 
-  /** Per kind: the statements that apply a change of {@code :n} orders, and those that undo it. */
+  /**
+   * Per kind: the statements that apply a change of the orders ranked {@code :lo} to {@code :hi},
+   * and those that undo it. Each repetition changes other orders: Iceberg rewrites the files a
+   * delete or update touches, so orders changed and restored before sit in small new files, and
+   * changing them again would be cheaper than changing orders spread over the table.
+   */
   private static final Map<String, List<List<String>>> KINDS =
       Map.of(
           "insert",
           List.of(
               List.of(
                   "INSERT INTO bench.tpch.orders SELECT * EXCEPT (holdout_rank)"
-                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank <= :n",
+                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank BETWEEN :lo AND :hi",
                   "INSERT INTO bench.tpch.lineitem SELECT * FROM bench.tpch.holdout_lineitem"
                       + " WHERE l_orderkey IN (SELECT o_orderkey FROM bench.tpch.holdout_orders"
-                      + " WHERE holdout_rank <= :n)"),
+                      + " WHERE holdout_rank BETWEEN :lo AND :hi)"),
               List.of(
                   "DELETE FROM bench.tpch.lineitem WHERE l_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank <= :n)",
+                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank BETWEEN :lo AND :hi)",
                   "DELETE FROM bench.tpch.orders WHERE o_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank <= :n)")),
+                      + " FROM bench.tpch.holdout_orders WHERE holdout_rank BETWEEN :lo AND :hi)")),
           "delete",
           List.of(
               List.of(
                   "CREATE OR REPLACE TABLE bench.tpch.deleted_orders USING iceberg AS SELECT *"
                       + " FROM bench.tpch.orders WHERE o_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)",
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)",
                   "CREATE OR REPLACE TABLE bench.tpch.deleted_lineitem USING iceberg AS SELECT *"
                       + " FROM bench.tpch.lineitem WHERE l_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)",
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)",
                   "DELETE FROM bench.tpch.lineitem WHERE l_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)",
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)",
                   "DELETE FROM bench.tpch.orders WHERE o_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)"),
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)"),
               List.of(
                   "INSERT INTO bench.tpch.orders SELECT * FROM bench.tpch.deleted_orders",
                   "INSERT INTO bench.tpch.lineitem SELECT * FROM bench.tpch.deleted_lineitem")),
@@ -85,11 +90,11 @@ public final class SparkBench {
               List.of(
                   "UPDATE bench.tpch.lineitem SET l_quantity = l_quantity + 1,"
                       + " l_discount = l_discount + 0.01 WHERE l_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)"),
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)"),
               List.of(
                   "UPDATE bench.tpch.lineitem SET l_quantity = l_quantity - 1,"
                       + " l_discount = l_discount - 0.01 WHERE l_orderkey IN (SELECT o_orderkey"
-                      + " FROM bench.tpch.slice WHERE slice_rank <= :n)")));
+                      + " FROM bench.tpch.slice WHERE slice_rank BETWEEN :lo AND :hi)")));
 
   private static final List<String> TABLES =
       List.of("customer", "orders", "lineitem", "holdout_orders", "holdout_lineitem");
@@ -219,7 +224,9 @@ public final class SparkBench {
       spark.sql("CREATE TABLE " + recomputed + " USING iceberg AS " + query);
     }
     List<List<String>> statements = KINDS.get(kind);
-    run(statements.get(0), n);
+    long lo = (long) (rep - 1) * n + 1;
+    long hi = (long) rep * n;
+    run(statements.get(0), lo, hi);
     Refresh refresh = ivm.refresh(name);
     long start = System.nanoTime();
     spark.sql("INSERT OVERWRITE " + recomputed + " " + query);
@@ -232,7 +239,7 @@ public final class SparkBench {
       log("the view has: " + spark.sql("(" + read + ") EXCEPT ALL (" + query + ")").takeAsList(3));
       log("its query has: " + spark.sql("(" + query + ") EXCEPT ALL (" + read + ")").takeAsList(3));
     }
-    run(statements.get(1), n);
+    run(statements.get(1), lo, hi);
     ivm.refresh(name);
     log(
         String.format(
@@ -259,9 +266,9 @@ public final class SparkBench {
     };
   }
 
-  private void run(List<String> statements, int n) {
+  private void run(List<String> statements, long lo, long hi) {
     for (String statement : statements) {
-      spark.sql(statement.replace(":n", String.valueOf(n)));
+      spark.sql(statement.replace(":lo", String.valueOf(lo)).replace(":hi", String.valueOf(hi)));
     }
   }
 
@@ -307,7 +314,8 @@ public final class SparkBench {
 
   private static long median(List<String[]> rows, int column) {
     long[] values = rows.stream().mapToLong(r -> Long.parseLong(r[column])).sorted().toArray();
-    return values[values.length / 2];
+    int middle = values.length / 2;
+    return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
   }
 
   private static void log(String message) {
