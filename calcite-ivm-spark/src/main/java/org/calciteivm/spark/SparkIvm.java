@@ -264,11 +264,19 @@ public final class SparkIvm {
     return text.toString();
   }
 
-  /** Drops {@code view} and its stored table. */
-  public synchronized void drop(String view) throws SQLException {
-    compileStored(view); // refuses a table that is not a view
+  /**
+   * Drops {@code view} and its stored table; also when its base tables are gone.
+   *
+   * @throws IllegalArgumentException if {@code view} is not a materialized view
+   */
+  public synchronized void drop(String view) {
+    List<String> storedName = storedName(view);
+    if (IcebergTables.load(spark, storedName).properties().get(QUERY) == null) {
+      throw new IllegalArgumentException(
+          "table " + view + " is not a materialized view (it has no " + QUERY + " property)");
+    }
     spark.sql("DROP TABLE " + view);
-    compiled.remove(storedName(view));
+    compiled.remove(storedName);
   }
 
   /** A view compiled for Spark, its base tables loaded from Iceberg. */

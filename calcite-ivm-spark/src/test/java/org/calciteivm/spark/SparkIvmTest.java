@@ -129,6 +129,10 @@ class SparkIvmTest {
     assertThat(rows(ivm.readSql("lake.db.totals")))
         .isEqualTo(rows("SELECT b, COUNT(*) AS n FROM lake.db.r GROUP BY b"));
     assertThat(ivm.explain("lake.db.totals")).contains("up to date");
+    // a view whose base table is gone can still be dropped
+    spark.sql("DROP TABLE lake.db.r");
+    ivm.drop("lake.db.totals");
+    assertThat(spark.catalog().tableExists("lake.db.totals")).isFalse();
   }
 
   @Test
