@@ -362,7 +362,7 @@ final class JoinSql {
    * {@code from} with an {@code EXISTS}, {@code NOT EXISTS} or {@code IN} subquery over a table
    * added to its WHERE clause, correlated with {@code outer} on one or two keys, or not at all; or
    * with the same table joined by DuckDB's {@code SEMI JOIN} or {@code ANTI JOIN}; or compared with
-   * an uncorrelated scalar subquery over it.
+   * a scalar subquery over it, uncorrelated or correlated by equalities.
    */
   private String withSubquery(String from, Input outer) {
     Input inner = new Input(random.nextInt(tables), "s" + aliases++);
@@ -370,17 +370,24 @@ final class JoinSql {
     String filter = random.nextBoolean() ? "" : " AND " + filter(inner, inner);
     int kind = random.nextInt(9);
     if (kind == 8) {
-      // an uncorrelated scalar subquery (one row: an aggregate without GROUP BY)
+      // a scalar subquery (one row: an aggregate without GROUP BY), uncorrelated or correlated by
+      // equalities (decorrelated into a left join with it grouped by its keys)
+      String correlation =
+          random.nextBoolean()
+              ? "TRUE"
+              : equal(inner, outer, "j", "j")
+                  + (random.nextInt(3) == 0 ? " AND " + equal(inner, outer, "v", "v") : "");
       return appendFilter(
           from,
           outer.column("k")
               + (random.nextBoolean() ? " > " : " <= ")
               + "(SELECT "
-              + (random.nextBoolean() ? "AVG(" : "MAX(")
+              + pick(List.of("AVG(", "MAX(", "COUNT(", "SUM("))
               + inner.column("k")
               + ") FROM "
               + table
-              + " WHERE TRUE"
+              + " WHERE "
+              + correlation
               + filter
               + ")");
     }

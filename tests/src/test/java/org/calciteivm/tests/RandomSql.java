@@ -144,7 +144,7 @@ final class RandomSql {
 
   /**
    * A view query: {@code SELECT *} or a list of columns and expressions, usually filtered;
-   * sometimes a {@code UNION ALL}, {@code UNION}, {@code INTERSECT} or {@code EXCEPT} of two such
+   * sometimes a {@code UNION [ALL]}, {@code INTERSECT [ALL]} or {@code EXCEPT [ALL]} of two such
    * selects of the same columns, the second sometimes {@code DISTINCT} or {@code GROUP BY ALL}.
    */
   String viewQuery() {
@@ -185,14 +185,21 @@ final class RandomSql {
     if (windows) {
       return query;
     }
-    // sometimes the same columns of other rows: UNION ALL, UNION, INTERSECT or EXCEPT; the other
+    // sometimes the same columns of other rows: UNION, INTERSECT or EXCEPT, bag or set; the other
     // rows sometimes distinct or grouped (an aggregating branch, kept as a hidden view)
-    int union = random.nextInt(12);
-    if (union < 4) {
+    int union = random.nextInt(14);
+    if (union < 6) {
       int branch = random.nextInt(3);
       boolean grouped = branch == 2 && !items.contains("*");
       query +=
-          List.of(" UNION ALL ", " UNION ", " INTERSECT ", " EXCEPT ").get(union)
+          List.of(
+                      " UNION ALL ",
+                      " UNION ",
+                      " INTERSECT ",
+                      " EXCEPT ",
+                      " INTERSECT ALL ",
+                      " EXCEPT ALL ")
+                  .get(union)
               + (branch == 1 || (branch == 2 && !grouped) ? "SELECT DISTINCT " : "SELECT ")
               + String.join(", ", items)
               + " FROM "

@@ -56,6 +56,9 @@ final class DistinctAggregates {
   private final Predicate<SqlOperator> isAggregate;
   private final List<SqlNode> groups = new ArrayList<>();
 
+  /** Whether the select list calls a window function. */
+  private boolean windowed;
+
   /** The aggregate calls of the select list and HAVING, each with the FILTER around it. */
   private final List<AggregateCall> calls = new ArrayList<>();
 
@@ -103,6 +106,9 @@ final class DistinctAggregates {
     if (select.getFrom() == null || split.calls.stream().noneMatch(AggregateCall::distinct)) {
       return null;
     }
+    if (split.windowed) {
+      throw split.refused("a window function beside DISTINCT aggregates");
+    }
     return split.split(viewId);
   }
 
@@ -112,7 +118,8 @@ final class DistinctAggregates {
       return;
     }
     if (call.getKind() == SqlKind.OVER) {
-      throw refused("a window function beside DISTINCT aggregates");
+      windowed = true;
+      return;
     }
     if (call.getKind() == SqlKind.FILTER && call.operand(0) instanceof SqlCall aggregate) {
       calls.add(new AggregateCall(call, aggregate, call.operand(1)));

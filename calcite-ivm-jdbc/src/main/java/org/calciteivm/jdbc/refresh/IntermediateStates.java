@@ -16,6 +16,7 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSetOperator;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlUnresolvedFunction;
 import org.apache.calcite.sql.SqlWith;
@@ -32,9 +33,12 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
 /**
  * Splits a view's query into intermediate states: each subquery in a FROM clause and each branch of
  * a set operation ({@code UNION [ALL]}, {@code INTERSECT}, {@code EXCEPT}) that aggregates (GROUP
- * BY, HAVING, an aggregate function, or SELECT DISTINCT) becomes a hidden materialized view of its
- * own, and the view reads that instead. An aggregate over an aggregate, or an aggregate below a
- * join or a union, is then a view over views, which calcite-ivm maintains.
+ * BY, HAVING, an aggregate function, or SELECT DISTINCT), computes window functions, or is an
+ * {@code INTERSECT ALL} or {@code EXCEPT ALL} becomes a hidden materialized view of its own, and
+ * the view reads that instead. An aggregate over an aggregate, an aggregate below a join or a
+ * union, a window function over an aggregate or below a join, is then a view over views, which
+ * calcite-ivm maintains (window functions and the bag set operations are kept only at the top of a
+ * view, by recomputing the partitions a change touches).
  *
  * <p>The split works on the query's text: the subquery (with the parentheses around it) is replaced
  * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
@@ -126,9 +130,13 @@ public final class IntermediateStates {
     } else if (query instanceof SqlSelect select) {
       visitFrom(select.getFrom());
     } else if (query.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      // a bag INTERSECT or EXCEPT nested in another is kept with it; in a UNION it is a branch
+      boolean inBag = isBagIntersectOrExcept(query);
       for (SqlNode branch : ((SqlCall) query).getOperandList()) {
-        if (branch instanceof SqlSelect select && aggregates(select)) {
-          QueryText.Range range = text.range(select);
+        if (branch instanceof SqlSelect select
+            ? keptAlone(select)
+            : !inBag && isBagIntersectOrExcept(branch)) {
+          QueryText.Range range = text.range(branch);
           if (range != null) {
             spans.add(new Span(range, true));
           }
@@ -149,19 +157,48 @@ public final class IntermediateStates {
       visitFrom(join.getRight());
     } else if (from.getKind() == SqlKind.AS) {
       visitFrom(((SqlCall) from).operand(0));
-    } else if (from instanceof SqlSelect select) {
-      if (aggregates(select)) {
-        QueryText.Range range = text.range(select);
-        if (range != null && !text.parenthesized(range).equals(range)) {
-          spans.add(new Span(range, false)); // a FROM subquery is parenthesized
-        }
-      } else {
-        visitFrom(select.getFrom());
+    } else if (from instanceof SqlSelect select && !keptAlone(select)) {
+      visitFrom(select.getFrom());
+    } else if (from instanceof SqlSelect || isBagIntersectOrExcept(from)) {
+      QueryText.Range range = text.range(from);
+      if (range != null && !text.parenthesized(range).equals(range)) {
+        spans.add(new Span(range, false)); // a FROM subquery is parenthesized
       }
     } else if (from.getKind().belongsTo(SqlKind.SET_QUERY)) {
       visitQuery(from);
     }
     // a table, a LATERAL or WITH subquery, a table function: nothing to split
+  }
+
+  /**
+   * Whether {@code select} is kept as a view of its own wherever it stands below another operator:
+   * it aggregates its rows or computes window functions.
+   */
+  private boolean keptAlone(SqlSelect select) {
+    return aggregates(select)
+        || select.getQualify() != null
+        || select.getSelectList().stream().anyMatch(IntermediateStates::windowed);
+  }
+
+  /** Whether {@code node} calls a window function (not in a subquery). */
+  private static boolean windowed(SqlNode node) {
+    if (!(node instanceof SqlCall call) || call.getKind() == SqlKind.SELECT) {
+      return false;
+    }
+    return call.getKind() == SqlKind.OVER
+        || call.getOperandList().stream()
+            .anyMatch(
+                o ->
+                    o instanceof SqlNodeList list
+                        ? list.stream().anyMatch(IntermediateStates::windowed)
+                        : windowed(o));
+  }
+
+  /** Whether {@code node} is an {@code INTERSECT ALL} or {@code EXCEPT ALL}. */
+  private static boolean isBagIntersectOrExcept(SqlNode node) {
+    return (node.getKind() == SqlKind.INTERSECT || node.getKind() == SqlKind.EXCEPT)
+        && ((SqlCall) node).getOperator() instanceof SqlSetOperator setOperator
+        && setOperator.isAll();
   }
 
   /** Whether {@code select} aggregates its rows. */

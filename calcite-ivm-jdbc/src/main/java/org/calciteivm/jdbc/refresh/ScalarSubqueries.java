@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.calcite.sql.JoinType;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlJoin;
@@ -18,6 +19,7 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Uncorrelated scalar subqueries that aggregate without grouping ({@code WHERE x > (SELECT AVG(y)
@@ -28,9 +30,22 @@ import org.calciteivm.jdbc.catalog.DuckDbFunctions;
  * a join, kept as a hidden view ({@link IntermediateStates}) whose one row is the state: a change
  * to its inputs changes that row, and the view's change is the join's.
  *
+ * <p>A subquery correlated by equalities ({@code (SELECT SUM(l.qty) FROM l WHERE l.oid = o.id AND
+ * l.flag)}) is decorrelated into a left join with the subquery grouped by its side of those
+ * equalities: {@code LEFT JOIN (SELECT SUM(l.qty), l.oid FROM l WHERE TRUE AND l.flag GROUP BY
+ * l.oid) AS "ivm_scalar_1"("value", "key_1") ON "ivm_scalar_1"."key_1" = o.id}, the subquery
+ * replaced by the value ({@code COALESCE(value, 0)} for a COUNT). Identity: for an outer row, the
+ * correlated subquery aggregates the inner rows whose keys equal its values; that is the group of
+ * those keys, which the left join finds once (the keys are grouped), or no group when no inner row
+ * matches, where the subquery aggregates no rows: NULL for SUM, AVG, MIN and MAX and 0 for COUNT. A
+ * NULL outer value matches no group, as it matches no row. Only single-aggregate subqueries of
+ * those functions, whose other parts do not name the outer query, are decorrelated this way; the
+ * grouped subquery is an aggregate below a join, kept as a hidden view.
+ *
  * <p>Done for the outermost query's WHERE clause, and its select list when it does not aggregate (a
- * cross-joined value would not be grouped). A subquery that names a table or alias of the outer
- * query is correlated and left as it is (and refused by the planner).
+ * joined value would not be grouped). Other correlated subqueries are left as they are (and refused
+ * by the planner). A FROM clause of comma-separated relations is written with {@code CROSS JOIN}
+ * when a left join follows it, so that the join's condition sees every relation.
  *
  * <p>A {@code *} in the select list would also select the cross-joined values, so it is written out
  * as the star of each relation of the FROM clause ({@code a.*, b.*}); a FROM clause where that is
@@ -75,29 +90,45 @@ public final class ScalarSubqueries {
     if (!starsWrittenOut(select, text, replacements)) {
       return query;
     }
-    StringBuilder joins = new StringBuilder(text.text(from));
+    StringBuilder joins = new StringBuilder();
     int n = 0;
     for (SqlSelect subquery : found) {
       QueryText.Range range = text.range(subquery);
-      if (range == null || !oneRow(subquery, duckDb) || correlated(subquery)) {
+      if (range == null || !oneRow(subquery, duckDb)) {
+        continue;
+      }
+      Correlation correlation = correlated(subquery) ? Correlation.of(subquery, text) : null;
+      if (correlated(subquery) && correlation == null) {
         continue;
       }
       String name = IvmNames.quote("ivm_scalar_" + ++n);
       QueryText.Range parenthesized = text.parenthesized(range);
-      joins
-          .append(" CROSS JOIN ")
-          .append(text.text(parenthesized))
-          .append(" AS ")
-          .append(name)
-          .append('(')
-          .append(IvmNames.quote(VALUE))
-          .append(')');
-      replacements.put(parenthesized, name + "." + IvmNames.quote(VALUE));
+      String value = name + "." + IvmNames.quote(VALUE);
+      if (correlation == null) {
+        joins
+            .append(" CROSS JOIN ")
+            .append(text.text(parenthesized))
+            .append(" AS ")
+            .append(name)
+            .append('(')
+            .append(IvmNames.quote(VALUE))
+            .append(')');
+        replacements.put(parenthesized, value);
+      } else {
+        joins.append(correlation.leftJoin(subquery, range, name, text));
+        replacements.put(
+            parenthesized, correlation.countsRows() ? "COALESCE(" + value + ", 0)" : value);
+      }
     }
     if (n == 0) {
       return query;
     }
-    replacements.put(from, joins.toString());
+    String fromText =
+        joins.indexOf(" LEFT JOIN ") >= 0 ? crossJoined(select.getFrom(), text) : null;
+    if (fromText == null) {
+      fromText = text.text(from);
+    }
+    replacements.put(from, fromText + joins);
     return text.replaced(new QueryText.Range(0, query.length()), replacements);
   }
 
@@ -155,6 +186,183 @@ public final class ScalarSubqueries {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The text of a FROM clause with its comma-separated relations joined by {@code CROSS JOIN}
+   * (other joins parenthesized), so that a join appended to it may name any of them; null if it has
+   * no comma or a relation has no text.
+   */
+  private static @Nullable String crossJoined(SqlNode from, QueryText text) {
+    if (!(from instanceof SqlJoin join) || join.getJoinType() != JoinType.COMMA) {
+      return null;
+    }
+    String left = crossJoined(join.getLeft(), text);
+    if (left == null) {
+      left = relationText(join.getLeft(), text);
+    }
+    String right = relationText(join.getRight(), text);
+    return left == null || right == null ? null : left + " CROSS JOIN " + right;
+  }
+
+  private static @Nullable String relationText(SqlNode relation, QueryText text) {
+    QueryText.Range range = text.range(relation);
+    if (range == null) {
+      return null;
+    }
+    return relation instanceof SqlJoin ? "(" + text.text(range) + ")" : text.text(range);
+  }
+
+  /**
+   * How a scalar subquery is correlated: by equalities {@code inner = outer} among the conjuncts of
+   * its WHERE clause, each {@code outer} a column of the outer query and {@code inner} an
+   * expression of the subquery's own relations; nothing else in it names the outer query.
+   *
+   * @param conjuncts the correlating conjuncts
+   * @param innerKeys for each, its side of the subquery's relations
+   * @param outerKeys for each, its column of the outer query
+   * @param countsRows whether the subquery's aggregate is a COUNT (0, not NULL, over no rows)
+   */
+  private record Correlation(
+      List<SqlNode> conjuncts,
+      List<SqlNode> innerKeys,
+      List<SqlNode> outerKeys,
+      boolean countsRows) {
+
+    /** Functions whose value over no rows is NULL, or 0 for COUNT. */
+    private static final Set<String> FUNCTIONS = Set.of("COUNT", "SUM", "AVG", "MIN", "MAX");
+
+    /** The correlation of {@code subquery}, or null if it cannot be decorrelated as a group. */
+    static @Nullable Correlation of(SqlSelect subquery, QueryText text) {
+      SqlNode item = subquery.getSelectList().get(0);
+      SqlNode aggregate = item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item;
+      if (!(aggregate instanceof SqlCall call)
+          || !FUNCTIONS.contains(call.getOperator().getName().toUpperCase(Locale.ROOT))
+          || subquery.getWhere() == null) {
+        return null;
+      }
+      Set<String> defined = new HashSet<>();
+      subquery.accept(
+          new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlCall c) {
+              if (c instanceof SqlSelect select && select.getFrom() != null) {
+                define(select.getFrom(), defined);
+              }
+              return super.visit(c);
+            }
+          });
+      if (namesOuter(item, defined) || namesOuter(subquery.getFrom(), defined)) {
+        return null;
+      }
+      List<SqlNode> conjuncts = new ArrayList<>();
+      List<SqlNode> innerKeys = new ArrayList<>();
+      List<SqlNode> outerKeys = new ArrayList<>();
+      for (SqlNode conjunct : ScalarSubqueries.conjuncts(subquery.getWhere())) {
+        if (!namesOuter(conjunct, defined)) {
+          continue;
+        }
+        if (conjunct.getKind() != SqlKind.EQUALS || text.range(conjunct) == null) {
+          return null;
+        }
+        SqlNode left = ((SqlCall) conjunct).operand(0);
+        SqlNode right = ((SqlCall) conjunct).operand(1);
+        boolean outerLeft = outerColumn(left, defined) && !namesOuter(right, defined);
+        boolean outerRight = outerColumn(right, defined) && !namesOuter(left, defined);
+        if (!outerLeft && !outerRight) {
+          return null;
+        }
+        SqlNode inner = outerLeft ? right : left;
+        if (text.range(inner) == null || text.range(outerLeft ? left : right) == null) {
+          return null;
+        }
+        conjuncts.add(conjunct);
+        innerKeys.add(inner);
+        outerKeys.add(outerLeft ? left : right);
+      }
+      return conjuncts.isEmpty()
+          ? null
+          : new Correlation(
+              conjuncts,
+              innerKeys,
+              outerKeys,
+              call.getOperator().getName().equalsIgnoreCase("COUNT"));
+    }
+
+    /**
+     * {@code LEFT JOIN (the subquery grouped by its keys) AS name("value", "key_1", ...) ON
+     * name."key_1" = outer_1 AND ...}.
+     */
+    String leftJoin(SqlSelect subquery, QueryText.Range range, String name, QueryText text) {
+      List<String> inner = innerKeys.stream().map(k -> text.text(text.range(k))).toList();
+      Map<QueryText.Range, String> replacements = new HashMap<>();
+      QueryText.Range item = text.range(subquery.getSelectList().get(0));
+      replacements.put(item, text.text(item) + ", " + String.join(", ", inner));
+      for (SqlNode conjunct : conjuncts) {
+        replacements.put(text.range(conjunct), "TRUE");
+      }
+      List<String> columns = new ArrayList<>(List.of(IvmNames.quote(VALUE)));
+      List<String> on = new ArrayList<>();
+      for (int i = 0; i < inner.size(); i++) {
+        String key = IvmNames.quote("key_" + (i + 1));
+        columns.add(key);
+        on.add(name + "." + key + " = " + text.text(text.range(outerKeys.get(i))));
+      }
+      String grouped = text.replaced(range, replacements);
+      while (grouped.startsWith("(")) { // the range takes in the parentheses around the subquery
+        grouped = grouped.substring(1, grouped.length() - 1).strip();
+      }
+      return " LEFT JOIN ("
+          + grouped
+          + " GROUP BY "
+          + String.join(", ", inner)
+          + ") AS "
+          + name
+          + "("
+          + String.join(", ", columns)
+          + ") ON "
+          + String.join(" AND ", on);
+    }
+  }
+
+  /** The conjuncts of {@code condition} (its operands of AND, nested or not). */
+  private static List<SqlNode> conjuncts(SqlNode condition) {
+    if (condition.getKind() != SqlKind.AND) {
+      return List.of(condition);
+    }
+    List<SqlNode> all = new ArrayList<>();
+    for (SqlNode operand : ((SqlCall) condition).getOperandList()) {
+      all.addAll(conjuncts(operand));
+    }
+    return all;
+  }
+
+  /** Whether {@code node} is a column qualified by a relation of the outer query. */
+  private static boolean outerColumn(SqlNode node, Set<String> defined) {
+    return node instanceof SqlIdentifier id && namesOuter(id, defined);
+  }
+
+  /**
+   * Whether {@code node} names (as the qualifier of a column) something that {@code defined}, the
+   * names a subquery's FROM clauses define, does not: a table or alias of the outer query.
+   */
+  private static boolean namesOuter(@Nullable SqlNode node, Set<String> defined) {
+    if (node == null) {
+      return false;
+    }
+    boolean[] found = {false};
+    node.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlIdentifier id) {
+            if (id.names.size() > 1
+                && !defined.contains(id.names.get(id.names.size() - 2).toLowerCase(Locale.ROOT))) {
+              found[0] = true;
+            }
+            return null;
+          }
+        });
+    return found[0];
   }
 
   /** The subqueries used as values in {@code node} (not those of EXISTS or IN). */

@@ -49,6 +49,21 @@ public final class ViewAnalyzer {
   /** The construct refused for an aggregate or DISTINCT in a branch of a set operation. */
   public static final String AGGREGATE_BELOW_UNION = "an aggregate or DISTINCT below UNION ALL";
 
+  /** The construct refused for a window function below another operator: its start and end. */
+  private static final String WINDOW_FUNCTION = "window function ";
+
+  private static final String WINDOW_FUNCTION_END = "(...) OVER (...)";
+
+  /** The construct refused for a window function over an aggregate or DISTINCT. */
+  public static final String WINDOW_OVER_AGGREGATE =
+      "a window function over an aggregate or DISTINCT";
+
+  /**
+   * The construct refused for an aggregate or DISTINCT below {@code INTERSECT ALL} or {@code EXCEPT
+   * ALL}, followed by the operator's name.
+   */
+  public static final String AGGREGATE_BELOW_RECOMPUTED = "an aggregate or DISTINCT below ";
+
   /**
    * The construct refused for an aggregate over several grouping sets, which CREATE writes out as a
    * union of aggregates (in a FROM subquery, once the subquery is a view of its own).
@@ -68,13 +83,21 @@ public final class ViewAnalyzer {
   /**
    * Whether {@code refusal} names a construct that a view can have when it is kept as several
    * stored relations (intermediate states): an aggregate or DISTINCT below a join, a union or
-   * another aggregate, grouping sets (a union of aggregates), or an aggregate of DISTINCT values.
-   * These rules maintain one relation at a time.
+   * another aggregate, grouping sets (a union of aggregates), an aggregate of DISTINCT values, a
+   * window function, {@code INTERSECT ALL} or {@code EXCEPT ALL} anywhere but at the top, or an
+   * aggregate below those. These rules maintain one relation at a time.
    */
   public static boolean needsIntermediateStates(UnsupportedViewException refusal) {
     return refusal.construct().equals(AGGREGATE_BELOW_JOIN)
         || refusal.construct().equals(AGGREGATE_OVER_AGGREGATE)
         || refusal.construct().equals(AGGREGATE_BELOW_UNION)
+        || refusal.construct().equals(WINDOW_OVER_AGGREGATE)
+        || refusal.construct().startsWith(AGGREGATE_BELOW_RECOMPUTED)
+        // window functions and bag set operations below another operator (a join, an aggregate)
+        || refusal.construct().startsWith(WINDOW_FUNCTION)
+            && refusal.construct().endsWith(WINDOW_FUNCTION_END)
+        || refusal.construct().equals("INTERSECT ALL")
+        || refusal.construct().equals("EXCEPT ALL")
         || refusal.construct().equals(GROUPING_SETS)
         || refusal.construct().equals(NO_BASE_TABLE)
         || refusal.construct().endsWith(DISTINCT_ARGUMENT);
@@ -93,8 +116,11 @@ public final class ViewAnalyzer {
   /** Whether the view has an outer join, which an insert into its null-generating input changes. */
   private boolean outerJoin;
 
-  /** The projection with the view's window functions, at its top; null if it has none. */
-  private @Nullable Project windowProject;
+  /**
+   * The operator near the view's top kept by recomputing partitions (its window projection, or its
+   * {@code INTERSECT ALL} / {@code EXCEPT ALL}); null if it has none.
+   */
+  private @Nullable RelNode recomputed;
 
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
@@ -112,9 +138,11 @@ public final class ViewAnalyzer {
    *     filters, joins, unions and scans
    * @param monotone whether a change of inserts only can only add rows to the view (and only grow
    *     an aggregate's groups): true unless the view has an outer join, whose padded rows an insert
-   *     into the other input removes, or window functions
-   * @param windows the view's window functions and the partitions a refresh recomputes, or null for
-   *     a view without
+   *     into the other input removes, window functions, or a bag {@code INTERSECT} or {@code
+   *     EXCEPT}
+   * @param partitions the view's operator kept by recomputing partitions (window functions, {@code
+   *     INTERSECT ALL}, {@code EXCEPT ALL}) and the partitions a refresh recomputes, or null for a
+   *     view without
    */
   public record Analysis(
       ImmutableList<List<String>> baseTables,
@@ -122,7 +150,7 @@ public final class ViewAnalyzer {
       MergeStrategy strategy,
       @Nullable Aggregate aggregate,
       boolean monotone,
-      @Nullable WindowPartitions windows) {}
+      @Nullable RecomputedPartitions partitions) {}
 
   /**
    * Analyzes {@code view}, the logical plan of the materialized view {@code viewName}.
@@ -131,7 +159,7 @@ public final class ViewAnalyzer {
    */
   public static Analysis analyze(String viewName, RelNode view) throws UnsupportedViewException {
     ViewAnalyzer analyzer = new ViewAnalyzer(viewName);
-    analyzer.windowProject = WindowPartitions.find(view);
+    analyzer.recomputed = RecomputedPartitions.find(view);
     analyzer.visit(view);
     if (analyzer.baseTables.isEmpty()) {
       throw UnsupportedViewException.notYet(viewName, NO_BASE_TABLE);
@@ -151,8 +179,8 @@ public final class ViewAnalyzer {
         UsedColumns.of(view),
         strategy,
         aggregate,
-        !analyzer.outerJoin && analyzer.windowProject == null,
-        analyzer.windowProject == null ? null : WindowPartitions.of(view, analyzer.windowProject));
+        !analyzer.outerJoin && analyzer.recomputed == null,
+        analyzer.recomputed == null ? null : RecomputedPartitions.of(view, analyzer.recomputed));
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
@@ -171,7 +199,7 @@ public final class ViewAnalyzer {
       joins++;
     } else if (rel instanceof Filter filter) {
       checkExpression(filter.getCondition(), filter.getInput().getRowType().getFieldNames());
-    } else if (rel instanceof Project project && project == windowProject) {
+    } else if (rel instanceof Project project && project == recomputed) {
       for (RexNode e : project.getProjects()) {
         checkWindowExpression(e, project);
       }
@@ -181,6 +209,10 @@ public final class ViewAnalyzer {
       }
     } else if (rel instanceof Union union && union.all) {
       unions++;
+    } else if (recomputed != null
+        && !(recomputed instanceof Project)
+        && RecomputedPartitions.isBagIntersectOrExcept(rel)) {
+      // the outermost bag INTERSECT or EXCEPT, or one nested in it: recomputed with it
     } else if (rel instanceof Aggregate && unions > 0) {
       throw UnsupportedViewException.notYet(
           viewName,
@@ -193,11 +225,15 @@ public final class ViewAnalyzer {
     } else if (rel instanceof Aggregate && joins > 0) {
       throw UnsupportedViewException.notYet(
           viewName, AGGREGATE_BELOW_JOIN, "aggregate after joining instead");
-    } else if (rel instanceof Aggregate && windowProject != null) {
+    } else if (rel instanceof Aggregate && recomputed instanceof Project) {
+      // CREATE keeps an aggregating FROM subquery as a hidden view
       throw UnsupportedViewException.notYet(
           viewName,
-          "a window function over an aggregate or DISTINCT",
-          "make the aggregate a materialized view and the window a view over it");
+          WINDOW_OVER_AGGREGATE,
+          "compute the aggregate in a subquery in FROM and the window function over it");
+    } else if (rel instanceof Aggregate && recomputed != null) {
+      throw UnsupportedViewException.notYet(
+          viewName, AGGREGATE_BELOW_RECOMPUTED + ConstructNames.describe(recomputed));
     } else if (rel instanceof Aggregate found && aggregate == null) {
       checkAggregate(found);
       aggregate = found;
@@ -226,19 +262,19 @@ public final class ViewAnalyzer {
   private void checkWindowExpression(RexNode expression, Project window)
       throws UnsupportedViewException {
     List<String> input = window.getInput().getRowType().getFieldNames();
-    if (WindowPartitions.exactQuotient(expression)) {
+    if (WindowFunctions.exactQuotient(expression)) {
       throw UnsupportedViewException.notYet(
           viewName,
           "window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers",
           "Calcite computes it as a quotient of exact sums where DuckDB divides in DOUBLE;"
               + " cast the argument: AVG(CAST(x AS DOUBLE)) OVER (...)");
     }
-    for (RexOver over : WindowPartitions.overs(expression)) {
+    for (RexOver over : WindowFunctions.overs(expression)) {
       String name =
           "window function "
               + ConstructNames.aggregateName(over.getAggOperator())
               + "(...) OVER (...)";
-      if (WindowPartitions.tieSensitive(over) && !WindowPartitions.orderedByKey(over, window)) {
+      if (WindowFunctions.tieSensitive(over) && !WindowFunctions.orderedByKey(over, window)) {
         throw UnsupportedViewException.notYet(
             viewName,
             name + " whose ORDER BY can tie",
@@ -403,7 +439,6 @@ public final class ViewAnalyzer {
   }
 
   private UnsupportedViewException windowFunction(String name) {
-    return UnsupportedViewException.notYet(
-        viewName, "window function " + name + "(...) OVER (...)");
+    return UnsupportedViewException.notYet(viewName, WINDOW_FUNCTION + name + WINDOW_FUNCTION_END);
   }
 }

@@ -179,8 +179,9 @@ public final class IvmCompiler {
     }
     RelNode normalized = IvmPrograms.normalize(rows);
     ViewAnalyzer.Analysis analysis = ViewAnalyzer.analyze(name, normalized);
-    if (analysis.windows() != null && target.merges() != SqlTarget.Merges.DUCKDB) {
-      throw UnsupportedViewException.notYet(name, "window functions on a standard SQL target");
+    if (analysis.partitions() != null && target.merges() != SqlTarget.Merges.DUCKDB) {
+      throw UnsupportedViewException.notYet(
+          name, analysis.partitions().construct() + " on a standard SQL target");
     }
     return new MaintainedView(name, normalized, analysis, order, target, deltaRelations);
   }

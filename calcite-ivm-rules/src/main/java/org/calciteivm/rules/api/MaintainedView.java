@@ -23,16 +23,16 @@ import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.analysis.RecomputedPartitions;
 import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
-import org.calciteivm.rules.analysis.WindowPartitions;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.delta.DeltaContext;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.merge.BagMerge;
 import org.calciteivm.rules.merge.GroupMerge;
-import org.calciteivm.rules.merge.WindowMerge;
+import org.calciteivm.rules.merge.PartitionMerge;
 import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -188,13 +188,13 @@ public final class MaintainedView {
     DeltaContext context = DeltaRules.context(change, deltaRelations);
     JoinStrategy joins = DeltaRules.joins(plan, change);
     Aggregate aggregate = analysis.aggregate();
-    WindowPartitions windows = analysis.windows();
-    // an aggregate view derives the change of its state; a view with window functions the change
-    // of its window's input, whose partition keys say what to recompute
+    RecomputedPartitions partitions = analysis.partitions();
+    // an aggregate view derives the change of its state; a view kept by recomputing partitions the
+    // change of its partitioned inputs, whose partition keys say what to recompute
     RelNode root =
         aggregate != null
             ? aggregate
-            : windows != null ? WindowMerge.touchedPartitions(windows) : plan;
+            : partitions != null ? PartitionMerge.touchedPartitions(partitions) : plan;
     DeltaDerivation derivation = DeltaDerivation.of(root, joins, context);
     RelNode delta = derivation.plan();
     RelNode consolidated =
@@ -256,13 +256,13 @@ public final class MaintainedView {
       DeltaProgram delta, StoredView stored) {
     Aggregate aggregate = analysis.aggregate();
     String deltaTable = IvmNames.quote(stored.deltaTable());
-    WindowPartitions windows = analysis.windows();
-    if (windows != null) {
+    RecomputedPartitions partitions = analysis.partitions();
+    if (partitions != null) {
       return ImmutableMap.of(
           MergeStrategy.BAG_COUNTED,
-          WindowMerge.statements(
+          PartitionMerge.statements(
               plan,
-              windows,
+              partitions,
               delta.plan(),
               stored.table(),
               stored.columns(),

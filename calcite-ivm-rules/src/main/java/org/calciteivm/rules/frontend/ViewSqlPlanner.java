@@ -346,9 +346,9 @@ public final class ViewSqlPlanner {
   }
 
   /**
-   * The first {@code f(...) OVER ...} in {@code query} other than an item of a select list (which
-   * the analysis takes: window functions of the view's rows, at its top, are maintained by
-   * recomputing the partitions a change touches), or null.
+   * The first {@code f(...) OVER ...} in {@code query} other than in an item of a select list or in
+   * a {@code QUALIFY} condition (which the analysis takes: window functions of the view's rows, at
+   * its top, are maintained by recomputing the partitions a change touches), or null.
    */
   private static @Nullable SqlCall firstWindowFunction(SqlNode query) {
     List<SqlCall> found = new ArrayList<>();
@@ -360,6 +360,9 @@ public final class ViewSqlPlanner {
             if (call instanceof SqlSelect select) {
               for (SqlNode item : select.getSelectList()) {
                 items.add(item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item);
+              }
+              if (select.getQualify() != null) {
+                items.add(select.getQualify()); // a filter over the select list's windows
               }
             }
             if (!found.isEmpty() || items.contains(call)) {

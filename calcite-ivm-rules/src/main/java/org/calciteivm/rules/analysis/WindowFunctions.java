@@ -1,0 +1,103 @@
+package org.calciteivm.rules.analysis;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexFieldCollation;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexVisitorImpl;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeUtil;
+
+/**
+ * Which window functions a view can keep by recomputing their partitions: those whose value depends
+ * only on the rows of the partition (not on how rows that tie in its {@code ORDER BY} are ordered),
+ * and whose arithmetic DuckDB and Calcite agree on.
+ */
+final class WindowFunctions {
+  private WindowFunctions() {}
+
+  static boolean hasWindow(Project project) {
+    return project.getProjects().stream().anyMatch(RexOver::containsOver);
+  }
+
+  static List<RexOver> overs(RexNode expression) {
+    List<RexOver> found = new ArrayList<>();
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitOver(RexOver over) {
+            found.add(over);
+            return super.visitOver(over);
+          }
+        });
+    return found;
+  }
+
+  /** Window functions whose value depends on how rows that tie in {@code ORDER BY} are ordered. */
+  private static final Set<SqlKind> ORDER_OF_TIES =
+      Set.of(
+          SqlKind.ROW_NUMBER,
+          SqlKind.NTILE,
+          SqlKind.LAG,
+          SqlKind.LEAD,
+          SqlKind.FIRST_VALUE,
+          SqlKind.LAST_VALUE,
+          SqlKind.NTH_VALUE);
+
+  /**
+   * Whether the value of {@code over} depends on how rows that tie in its {@code ORDER BY} are
+   * ordered: a function of the row's position, or a {@code ROWS} frame over ordered rows.
+   */
+  static boolean tieSensitive(RexOver over) {
+    return ORDER_OF_TIES.contains(over.getAggOperator().getKind())
+        || over.getWindow().isRows() && !over.getWindow().orderKeys.isEmpty();
+  }
+
+  /**
+   * Whether {@code expression} divides window functions in exact arithmetic: Calcite's expansion of
+   * {@code AVG}, {@code STDDEV} and {@code VARIANCE} over a window of exact numbers, whose value
+   * (an exact quotient, cast) differs from DuckDB's.
+   */
+  static boolean exactQuotient(RexNode expression) {
+    boolean[] found = {false};
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitCall(RexCall call) {
+            if (call.getKind() == SqlKind.DIVIDE
+                && RexOver.containsOver(call)
+                && !SqlTypeUtil.isApproximateNumeric(call.getType())) {
+              found[0] = true;
+            }
+            return super.visitCall(call);
+          }
+        });
+    return found[0];
+  }
+
+  /** Whether the partition and order columns of {@code over} hold a key of the window's input. */
+  static boolean orderedByKey(RexOver over, Project window) {
+    List<Integer> key = RowKeys.of(window.getInput());
+    if (key.isEmpty()) {
+      return false;
+    }
+    Set<Integer> columns = new HashSet<>();
+    for (RexNode e : over.getWindow().partitionKeys) {
+      if (e instanceof RexInputRef ref) {
+        columns.add(ref.getIndex());
+      }
+    }
+    for (RexFieldCollation e : over.getWindow().orderKeys) {
+      if (e.left instanceof RexInputRef ref) {
+        columns.add(ref.getIndex());
+      }
+    }
+    return columns.containsAll(key);
+  }
+}
