@@ -1,11 +1,16 @@
 package org.calciteivm.spark;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.SparkSession;
@@ -40,34 +45,79 @@ final class IcebergTables {
   }
 
   /**
-   * Checks that the changes of a base table can be read from Iceberg's changelog: it has a snapshot
-   * and writes deletes by copying files (the changelog cannot read delete files).
+   * Checks that a base table has a snapshot, the first a view holds.
+   *
+   * @throws IllegalArgumentException if it has none
    */
-  static void requireChangelog(List<String> name, Table table) {
-    for (String mode :
-        List.of(
-            TableProperties.DELETE_MODE, TableProperties.UPDATE_MODE, TableProperties.MERGE_MODE)) {
-      String value = table.properties().getOrDefault(mode, "copy-on-write");
-      if (!value.equals("copy-on-write")) {
-        throw new IllegalArgumentException(
-            "table "
-                + String.join(".", name)
-                + " has "
-                + mode
-                + " = "
-                + value
-                + ": Iceberg's changelog cannot read delete files, so the changes of a view's base"
-                + " tables must be written copy-on-write (ALTER TABLE ... SET TBLPROPERTIES ('"
-                + mode
-                + "' = 'copy-on-write'))");
-      }
-    }
+  static void requireSnapshot(List<String> name, Table table) {
     if (table.currentSnapshot() == null) {
       throw new IllegalArgumentException(
           "table "
               + String.join(".", name)
               + " has no snapshot yet: write to it once before creating a view over it");
     }
+  }
+
+  /** How the change of a base table between two of its snapshots is read. */
+  enum ChangeSource {
+    /** Iceberg's changelog: no snapshot has delete files (writes are copy-on-write). */
+    CHANGELOG,
+    /**
+     * The rows of the data files added, and the rows of the older snapshot at the positions of the
+     * position-delete files added (merge-on-read deletes, in Parquet): no data file was removed, so
+     * every row deleted is at a position an added delete file lists.
+     */
+    DELETE_POSITIONS,
+    /**
+     * Neither: data files were removed (compacted, rewritten) while delete files are in use, or
+     * deletes were written otherwise (equality deletes, deletion vectors, other file formats).
+     */
+    NONE
+  }
+
+  /**
+   * What the snapshots of a table after {@code from} up to {@code to} did to its files: data and
+   * delete files added, whether any data file was removed, and whether any has delete files.
+   */
+  record FileChanges(
+      List<String> addedDataFiles,
+      List<DeleteFile> addedDeleteFiles,
+      boolean removedDataFiles,
+      boolean deleteFilesInUse) {
+
+    /** Where the change between the two snapshots can be read from. */
+    ChangeSource source() {
+      if (!deleteFilesInUse) {
+        return ChangeSource.CHANGELOG;
+      }
+      boolean positions =
+          addedDeleteFiles.stream()
+              .allMatch(
+                  f ->
+                      f.content() == FileContent.POSITION_DELETES
+                          && f.format() == FileFormat.PARQUET);
+      return removedDataFiles || !positions ? ChangeSource.NONE : ChangeSource.DELETE_POSITIONS;
+    }
+  }
+
+  /** The file changes of {@code table} after snapshot {@code from} up to {@code to}. */
+  static FileChanges fileChanges(Table table, long from, long to) {
+    List<String> addedData = new ArrayList<>();
+    List<DeleteFile> addedDeletes = new ArrayList<>();
+    boolean removed = false;
+    boolean deleteFiles = false;
+    FileIO io = table.io();
+    for (Snapshot snapshot : SnapshotUtil.ancestorsBetween(table, to, from)) {
+      for (DataFile file : snapshot.addedDataFiles(io)) {
+        addedData.add(file.location());
+      }
+      snapshot.addedDeleteFiles(io).forEach(addedDeletes::add);
+      // a removed delete file is one merged into an added one (its positions listed again), or
+      // one whose data file went too: only removed data files lose rows without listing them
+      removed |= snapshot.removedDataFiles(io).iterator().hasNext();
+      deleteFiles |= !snapshot.deleteManifests(io).isEmpty();
+    }
+    return new FileChanges(addedData, addedDeletes, removed, deleteFiles);
   }
 
   /** The property key of the watermark of base table {@code name}. */

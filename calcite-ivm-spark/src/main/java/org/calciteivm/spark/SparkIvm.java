@@ -49,8 +49,11 @@ import org.calciteivm.rules.api.StoredView;
  * writer committing meanwhile is picked up by the next refresh, never half by this one.
  *
  * <p>Writers need nothing from this class: any Spark job or Iceberg writer may write the base
- * tables, provided they write deletes copy-on-write (Iceberg's changelog cannot read delete files)
- * and snapshots newer than a view's watermarks are not expired before it is refreshed.
+ * tables, copy-on-write or merge-on-read, provided snapshots newer than a view's watermarks are not
+ * expired before it is refreshed. Iceberg's changelog cannot read delete files: a table with
+ * merge-on-read deletes has its change read from the files its snapshots added (the new data files'
+ * rows, and the old snapshot's rows at the positions of the new position-delete files); if files
+ * were also rewritten meanwhile (a compaction), the refresh recomputes the view.
  *
  * <p>One instance per Spark session; its methods are serialized (they use temporary views of the
  * session).
@@ -100,7 +103,7 @@ public final class SparkIvm {
    * @throws SQLException if the query does not parse or the view cannot be maintained (naming the
    *     construct)
    * @throws IllegalArgumentException if {@code view} exists, or a base table is not an Iceberg
-   *     table whose changelog can be read
+   *     table or has no snapshot yet
    */
   public synchronized void create(String view, String query) throws SQLException {
     if (spark.catalog().tableExists(view)) {
@@ -112,7 +115,7 @@ public final class SparkIvm {
         .tables()
         .forEach(
             (name, table) -> {
-              IcebergTables.requireChangelog(name, table);
+              IcebergTables.requireSnapshot(name, table);
               snapshots.put(name, table.currentSnapshot().snapshotId());
             });
     StringBuilder properties =
@@ -145,7 +148,7 @@ public final class SparkIvm {
     Table stored = IcebergTables.load(spark, compiled.storedName());
     Map<List<String>, Long> watermarks = new LinkedHashMap<>();
     Map<List<String>, Long> current = new LinkedHashMap<>();
-    Set<List<String>> changed = new HashSet<>();
+    Map<List<String>, IcebergTables.FileChanges> changed = new LinkedHashMap<>();
     Set<List<String>> insertOnly = new HashSet<>();
     for (Map.Entry<List<String>, Table> base : compiled.tables().entrySet()) {
       List<String> name = base.getKey();
@@ -154,10 +157,16 @@ public final class SparkIvm {
       watermarks.put(name, watermark);
       current.put(name, now);
       if (now != watermark) {
-        changed.add(name);
         if (IcebergTables.onlyAppendsSince(base.getValue(), name, watermark, now, view)) {
           insertOnly.add(name);
         }
+        IcebergTables.FileChanges files =
+            IcebergTables.fileChanges(base.getValue(), watermark, now);
+        if (files.source() == IcebergTables.ChangeSource.NONE) {
+          // files were rewritten while delete files are in use: no row-level change to read
+          return refreshFull(view);
+        }
+        changed.put(name, files);
       }
     }
     long planned = System.nanoTime();
@@ -167,15 +176,17 @@ public final class SparkIvm {
     }
     List<String> changelogs = new ArrayList<>();
     try {
-      for (List<String> name : changed) {
-        changelogs.add(deltaView(name, watermarks.get(name), current.get(name)));
+      for (Map.Entry<List<String>, IcebergTables.FileChanges> table : changed.entrySet()) {
+        List<String> name = table.getKey();
+        changelogs.add(deltaView(name, watermarks.get(name), current.get(name), table.getValue()));
       }
       MaintainedView maintained = compiled.view();
-      DeltaProgram delta = maintained.delta(new Change(changed, insertOnly, JoinStrategy.AUTO));
+      DeltaProgram delta =
+          maintained.delta(new Change(changed.keySet(), insertOnly, JoinStrategy.AUTO));
       Map<MergeStrategy, List<String>> merges =
           maintained.mergeStatements(
               delta, new StoredView(view, maintained.plan().getRowType().getFieldNames(), "-"));
-      MergeStrategy merge = chooseMerge(maintained, merges, insertOnly.equals(changed));
+      MergeStrategy merge = chooseMerge(maintained, merges, insertOnly.equals(changed.keySet()));
       List<String> statements = merges.get(merge);
       if (statements.size() != 1) {
         throw new IllegalStateException("a refresh on Spark must be one statement: " + statements);
@@ -185,7 +196,7 @@ public final class SparkIvm {
       commit(current, pinned(statements.get(0), current));
       return new Refresh(
           view,
-          List.copyOf(changed),
+          List.copyOf(changed.keySet()),
           merge,
           false,
           millisSince(start),
@@ -197,6 +208,7 @@ public final class SparkIvm {
       for (String name : changelogs) {
         spark.sql("DROP VIEW IF EXISTS " + name);
         spark.sql("DROP VIEW IF EXISTS " + name + "_changelog");
+        spark.sql("DROP VIEW IF EXISTS " + name + "_positions");
       }
     }
   }
@@ -352,11 +364,63 @@ public final class SparkIvm {
 
   /**
    * Creates the temporary view that holds the change of base table {@code name} after snapshot
-   * {@code from} up to {@code to}, as a Z-set (its columns and {@code _ivm_weight}), over the
-   * changelog view {@code <name>_changelog}; returns its name.
+   * {@code from} up to {@code to}, as a Z-set (its columns and {@code _ivm_weight}); returns its
+   * name. The change is read from Iceberg's changelog ({@code create_changelog_view}, as the view
+   * {@code <name>_changelog}) when no snapshot has delete files, else from {@code files}: the rows
+   * of the data files added (+1) and the rows of snapshot {@code from} at the positions the added
+   * position-delete files list (-1, their positions in the view {@code <name>_positions}).
    */
-  private String deltaView(List<String> name, long from, long to) {
+  private String deltaView(List<String> name, long from, long to, IcebergTables.FileChanges files) {
     String delta = SparkSchemas.deltaName(name);
+    List<String> columns = new ArrayList<>();
+    for (String column : spark.table(SparkSchemas.quote(name)).schema().fieldNames()) {
+      columns.add(SparkSchemas.quote(column));
+    }
+    String select = String.join(", ", columns);
+    String table = SparkSchemas.quote(name);
+    if (files.source() == IcebergTables.ChangeSource.DELETE_POSITIONS) {
+      String positions = delta + "_positions";
+      List<String> deleteFiles = files.addedDeleteFiles().stream().map(f -> f.location()).toList();
+      if (deleteFiles.isEmpty()) {
+        spark
+            .sql(
+                "SELECT CAST(NULL AS STRING) AS file_path, CAST(NULL AS BIGINT) AS pos WHERE false")
+            .createOrReplaceTempView(positions);
+      } else {
+        spark
+            .read()
+            .parquet(deleteFiles.toArray(new String[0]))
+            .select("file_path", "pos")
+            .createOrReplaceTempView(positions);
+      }
+      List<String> parts = new ArrayList<>();
+      if (!files.addedDataFiles().isEmpty()) {
+        parts.add(
+            "SELECT "
+                + select
+                + ", CAST(1 AS BIGINT) AS _ivm_weight FROM "
+                + table
+                + " VERSION AS OF "
+                + to
+                + " WHERE _file IN ("
+                + String.join(", ", files.addedDataFiles().stream().map(SparkIvm::literal).toList())
+                + ")");
+      }
+      List<String> qualified = columns.stream().map(c -> "o." + c).toList();
+      parts.add(
+          "SELECT "
+              + String.join(", ", qualified)
+              + ", CAST(-1 AS BIGINT) AS _ivm_weight FROM "
+              + table
+              + " VERSION AS OF "
+              + from
+              + " AS o LEFT SEMI JOIN "
+              + positions
+              + " AS p ON o._file = p.file_path AND o._pos = p.pos");
+      spark.sql(
+          "CREATE OR REPLACE TEMPORARY VIEW " + delta + " AS " + String.join(" UNION ALL ", parts));
+      return delta;
+    }
     String changelog = delta + "_changelog";
     List<String> identifier = name.size() == 3 ? name.subList(1, 3) : name;
     String catalog = name.size() == 3 ? name.get(0) : spark.catalog().currentCatalog();
@@ -374,15 +438,11 @@ public final class SparkIvm {
                 + literal(changelog)
                 + ")")
         .collectAsList(); // a procedure runs when its result is read;
-    List<String> columns = new ArrayList<>();
-    for (String column : spark.table(SparkSchemas.quote(name)).schema().fieldNames()) {
-      columns.add(SparkSchemas.quote(column));
-    }
     spark.sql(
         "CREATE OR REPLACE TEMPORARY VIEW "
             + delta
             + " AS SELECT "
-            + String.join(", ", columns)
+            + select
             + ", CAST(CASE WHEN _change_type IN ('INSERT', 'UPDATE_AFTER') THEN 1 ELSE -1 END"
             + " AS BIGINT) AS _ivm_weight FROM "
             + changelog);

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Views over Iceberg tables maintained by Spark, checked against Spark's own result of the view's
@@ -70,8 +72,25 @@ class SparkIvmTest {
     spark.sql("CREATE TABLE lake.db.u (e STRING, f INT) USING iceberg");
   }
 
-  @Test
-  void viewsEqualTheirQueryAfterEveryRefresh() throws Exception {
+  /**
+   * Runs with the base tables writing deletes copy-on-write (their change read from Iceberg's
+   * changelog) and merge-on-read (read from the files each snapshot added).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"copy-on-write", "merge-on-read"})
+  void viewsEqualTheirQueryAfterEveryRefresh(String writeMode) throws Exception {
+    for (String table : List.of("r", "s", "u")) {
+      spark.sql(
+          "ALTER TABLE lake.db."
+              + table
+              + " SET TBLPROPERTIES ('write.delete.mode' = '"
+              + writeMode
+              + "', 'write.update.mode' = '"
+              + writeMode
+              + "', 'write.merge.mode' = '"
+              + writeMode
+              + "')");
+    }
     List<String> views =
         List.of(
             "SELECT b, c, a + 1 AS a1 FROM lake.db.r WHERE a >= 2 OR a IS NULL",
@@ -209,14 +228,37 @@ class SparkIvmTest {
     assertThatThrownBy(() -> ivm.create("lake.db.empty", "SELECT a, e FROM lake.db.s"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lake.db.s has no snapshot yet");
-    spark.sql("INSERT INTO lake.db.s VALUES (1, 'x')");
-    spark.sql("ALTER TABLE lake.db.s SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read')");
-    assertThatThrownBy(() -> ivm.create("lake.db.mor", "SELECT a, e FROM lake.db.s"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("write.delete.mode = merge-on-read");
     assertThatThrownBy(() -> ivm.refresh("lake.db.r"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a materialized view");
+  }
+
+  @Test
+  void filesRewrittenWhileDeleteFilesAreInUseAreRecomputed() throws Exception {
+    spark.sql(
+        "ALTER TABLE lake.db.r SET TBLPROPERTIES ('write.delete.mode' = 'merge-on-read',"
+            + " 'write.update.mode' = 'merge-on-read')");
+    spark.sql("INSERT INTO lake.db.r VALUES (1, 'x', 1.00, 1.0), (2, 'y', 2.00, 2.0)");
+    spark.sql("INSERT INTO lake.db.r VALUES (3, 'y', 3.00, 3.0), (3, 'y', 3.00, 3.0)");
+    String query = "SELECT b, COUNT(*) AS n, SUM(c) AS sc FROM lake.db.r GROUP BY b";
+    ivm.create("lake.db.totals", query);
+    spark.sql("DELETE FROM lake.db.r WHERE a = 2");
+    Refresh positions = ivm.refresh("lake.db.totals");
+    assertThat(positions.full()).isFalse();
+    assertThat(rows(ivm.readSql("lake.db.totals"))).isEqualTo(rows(query));
+    // a compaction rewrites the files the delete files point into: the view is recomputed
+    spark.sql("UPDATE lake.db.r SET c = c + 1 WHERE a = 3");
+    spark.sql(
+        "CALL lake.system.rewrite_data_files(table => 'db.r', options => map('min-input-files',"
+            + " '1', 'delete-file-threshold', '1'))");
+    spark.sql("DELETE FROM lake.db.r WHERE a = 1");
+    Refresh rewritten = ivm.refresh("lake.db.totals");
+    assertThat(rewritten.full()).isTrue();
+    assertThat(rows(ivm.readSql("lake.db.totals"))).isEqualTo(rows(query));
+    spark.sql("INSERT INTO lake.db.r VALUES (4, 'z', 4.00, 4.0)");
+    spark.sql("DELETE FROM lake.db.r WHERE a = 3");
+    assertThat(ivm.refresh("lake.db.totals").full()).isFalse();
+    assertThat(rows(ivm.readSql("lake.db.totals"))).isEqualTo(rows(query));
   }
 
   private static long snapshotOf(String table) {

@@ -27,7 +27,9 @@ import org.calciteivm.spark.SparkIvm;
  * it), exported to Parquet once and loaded into an Iceberg Hadoop catalog kept under {@code
  * ~/.cache/calcite-ivm}. Options: {@code --sf} (1), {@code --views} (q1,q3), {@code --kinds}
  * (insert,delete,update), {@code --fraction} of the orders changed (0.001), {@code --reps} (2),
- * {@code --out} (a directory for {@code measurements.csv} and {@code summary.md}).
+ * {@code --write-mode} of the base tables' deletes and updates ({@code copy-on-write}, or {@code
+ * merge-on-read}: delete files), {@code --out} (a directory for {@code measurements.csv} and {@code
+ * summary.md}).
  */
 public final class SparkBench {
   private static final Map<String, String> VIEWS =
@@ -114,6 +116,7 @@ public final class SparkBench {
     options.put("--kinds", "insert,delete,update");
     options.put("--fraction", "0.001");
     options.put("--reps", "2");
+    options.put("--write-mode", "copy-on-write");
     options.put("--out", "bench-results/spark");
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!options.containsKey(args[i])) {
@@ -154,6 +157,19 @@ public final class SparkBench {
     try {
       SparkBench bench = new SparkBench(spark);
       bench.load(duckdb);
+      String mode = options.get("--write-mode");
+      for (String table : List.of("orders", "lineitem")) {
+        spark.sql(
+            "ALTER TABLE bench.tpch."
+                + table
+                + " SET TBLPROPERTIES ('write.delete.mode' = '"
+                + mode
+                + "', 'write.update.mode' = '"
+                + mode
+                + "', 'write.merge.mode' = '"
+                + mode
+                + "')");
+      }
       long orders = spark.sql("SELECT COUNT(*) FROM bench.tpch.orders").first().getLong(0);
       int n = (int) Math.round(orders * Double.parseDouble(options.get("--fraction")));
       List<String[]> rows = new ArrayList<>();
@@ -164,7 +180,7 @@ public final class SparkBench {
           }
         }
       }
-      write(Path.of(options.get("--out")), sf, n, rows);
+      write(Path.of(options.get("--out")), sf, n, mode, rows);
     } finally {
       spark.stop();
     }
@@ -272,13 +288,14 @@ public final class SparkBench {
     }
   }
 
-  private static void write(Path out, String sf, int n, List<String[]> rows) throws IOException {
+  private static void write(Path out, String sf, int n, String mode, List<String[]> rows)
+      throws IOException {
     Files.createDirectories(out);
     StringBuilder csv =
         new StringBuilder(
-            "engine,sf,orders_changed,view,kind,rep,refresh_ms," + "recompute_ms,exact\n");
+            "engine,sf,orders_changed,write_mode,view,kind,rep,refresh_ms,recompute_ms,exact\n");
     for (String[] row : rows) {
-      csv.append("spark,").append(sf).append(',').append(n).append(',');
+      csv.append("spark,").append(sf).append(',').append(n).append(',').append(mode).append(',');
       csv.append(String.join(",", row)).append('\n');
     }
     Files.writeString(out.resolve("measurements.csv"), csv);
@@ -287,7 +304,9 @@ public final class SparkBench {
             .append(sf)
             .append(", ")
             .append(n)
-            .append(" orders changed, local[2])\n\n")
+            .append(" orders changed, ")
+            .append(mode)
+            .append(", local[2])\n\n")
             .append("| view | change | refresh ms | recompute ms | speedup | exact |\n")
             .append("|---|---|---:|---:|---:|---|\n");
     Map<String, List<String[]>> groups = new LinkedHashMap<>();
