@@ -4,12 +4,13 @@ import java.sql.SQLException;
 
 /**
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
- * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), list literals ({@link
+ * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), {@code SELECT
+ * DISTINCT ON} as a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link
  * ListLiterals}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
  * ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
- * NotInSubqueries}), uncorrelated scalar subqueries moved into FROM ({@link ScalarSubqueries}).
- * Grouping sets are written out later, per definition ({@link GroupingSets}), since they need the
- * query's column types.
+ * NotInSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}). Grouping sets
+ * are written out later, per definition ({@link GroupingSets}), since they need the query's column
+ * types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -18,7 +19,9 @@ public final class QueryRewrites {
   public static String atCreate(String query, GroupByAll.Functions functions) throws SQLException {
     String ordinary =
         GroupByAll.expand(
-            SemiAntiJoins.rewrite(ListLiterals.rewrite(FromFirst.rewrite(query))), functions);
+            SemiAntiJoins.rewrite(
+                ListLiterals.rewrite(DistinctOn.rewrite(FromFirst.rewrite(query)))),
+            functions);
     return ScalarSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions);
   }
 }

@@ -241,17 +241,7 @@ public final class ScalarSubqueries {
           || subquery.getWhere() == null) {
         return null;
       }
-      Set<String> defined = new HashSet<>();
-      subquery.accept(
-          new SqlBasicVisitor<Void>() {
-            @Override
-            public Void visit(SqlCall c) {
-              if (c instanceof SqlSelect select && select.getFrom() != null) {
-                define(select.getFrom(), defined);
-              }
-              return super.visit(c);
-            }
-          });
+      Set<String> defined = defined(subquery);
       if (namesOuter(item, defined) || namesOuter(subquery.getFrom(), defined)) {
         return null;
       }
@@ -403,8 +393,12 @@ public final class ScalarSubqueries {
    * not define: a table or alias of the outer query.
    */
   static boolean correlated(SqlSelect subquery) {
+    return namesOuter(subquery, defined(subquery));
+  }
+
+  /** The names (tables and aliases, lower case) the FROM clauses of {@code subquery} define. */
+  private static Set<String> defined(SqlSelect subquery) {
     Set<String> defined = new HashSet<>();
-    List<SqlIdentifier> columns = new ArrayList<>();
     subquery.accept(
         new SqlBasicVisitor<Void>() {
           @Override
@@ -414,19 +408,8 @@ public final class ScalarSubqueries {
             }
             return super.visit(call);
           }
-
-          @Override
-          public Void visit(SqlIdentifier id) {
-            columns.add(id);
-            return null;
-          }
         });
-    return columns.stream()
-        .anyMatch(
-            id ->
-                id.names.size() > 1
-                    && !defined.contains(
-                        id.names.get(id.names.size() - 2).toLowerCase(Locale.ROOT)));
+    return defined;
   }
 
   /** Adds the names the relations of a FROM clause define (tables and aliases), lower case. */
