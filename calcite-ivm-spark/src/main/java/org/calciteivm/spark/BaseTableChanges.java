@@ -168,7 +168,7 @@ final class BaseTableChanges implements AutoCloseable {
         .read()
         .format("iceberg")
         .option(SparkReadOptions.SCAN_TASK_SET_ID, id)
-        .load(String.join(".", name))
+        .load(SparkSchemas.quote(name))
         .selectExpr("*", "_file", "_pos") // metadata columns are read only when selected here
         .createOrReplaceTempView(view);
     views.add(view);
