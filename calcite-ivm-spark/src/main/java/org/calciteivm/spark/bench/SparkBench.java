@@ -28,8 +28,8 @@ import org.calciteivm.spark.SparkIvm;
  * ~/.cache/calcite-ivm}. Options: {@code --sf} (1), {@code --views} (q1,q3), {@code --kinds}
  * (insert,delete,update), {@code --fraction} of the orders changed (0.001), {@code --reps} (2),
  * {@code --write-mode} of the base tables' deletes and updates ({@code copy-on-write}, or {@code
- * merge-on-read}: delete files), {@code --out} (a directory for {@code measurements.csv} and {@code
- * summary.md}).
+ * merge-on-read}: delete files), {@code --out} (a directory for {@code measurements.csv}, {@code
+ * summary.md} and the chart of {@link SparkBenchChart}).
  */
 public final class SparkBench {
   private static final Map<String, String> VIEWS =
@@ -328,10 +328,11 @@ public final class SparkBench {
               group.stream().allMatch(r -> r[5].equals("true")) ? "yes" : "NO"));
     }
     Files.writeString(out.resolve("summary.md"), md);
+    SparkBenchChart.write(out, "Spark SF " + sf + ", " + mode, rows);
     System.out.print(md);
   }
 
-  private static long median(List<String[]> rows, int column) {
+  static long median(List<String[]> rows, int column) {
     long[] values = rows.stream().mapToLong(r -> Long.parseLong(r[column])).sorted().toArray();
     int middle = values.length / 2;
     return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
