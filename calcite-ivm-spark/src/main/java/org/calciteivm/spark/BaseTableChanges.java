@@ -57,20 +57,6 @@ final class BaseTableChanges implements AutoCloseable {
     String table = SparkSchemas.quote(name);
     if (files.source() == IcebergTables.ChangeSource.DELETE_POSITIONS) {
       String positions = delta + "_positions";
-      views.add(positions);
-      List<String> deleteFiles = files.addedDeleteFiles().stream().map(f -> f.location()).toList();
-      if (deleteFiles.isEmpty()) {
-        spark
-            .sql(
-                "SELECT CAST(NULL AS STRING) AS file_path, CAST(NULL AS BIGINT) AS pos WHERE false")
-            .createOrReplaceTempView(positions);
-      } else {
-        spark
-            .read()
-            .parquet(deleteFiles.toArray(new String[0]))
-            .select("file_path", "pos")
-            .createOrReplaceTempView(positions);
-      }
       List<String> parts = new ArrayList<>();
       Set<String> added = Set.copyOf(files.addedDataFiles());
       String inserted = delta + "_inserted";
@@ -85,6 +71,14 @@ final class BaseTableChanges implements AutoCloseable {
       String old = delta + "_old";
       if (stagedScan(
           base, name, from, referenced.contains(null) ? file -> true : referenced::contains, old)) {
+        // some delete file was added (none accepts no file): its positions
+        spark
+            .read()
+            .parquet(
+                files.addedDeleteFiles().stream().map(f -> f.location()).toArray(String[]::new))
+            .select("file_path", "pos")
+            .createOrReplaceTempView(positions);
+        views.add(positions);
         List<String> qualified = columns.stream().map(c -> "o." + c).toList();
         parts.add(
             "SELECT "

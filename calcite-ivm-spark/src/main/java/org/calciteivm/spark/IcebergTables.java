@@ -77,13 +77,15 @@ final class IcebergTables {
 
   /**
    * What the snapshots of a table after {@code from} up to {@code to} did to its files: data and
-   * delete files added, whether any data file was removed, and whether any has delete files.
+   * delete files added, whether any data file was removed, whether any has delete files, and
+   * whether every snapshot only appended rows.
    */
   record FileChanges(
       List<String> addedDataFiles,
       List<DeleteFile> addedDeleteFiles,
       boolean removedDataFiles,
-      boolean deleteFilesInUse) {
+      boolean deleteFilesInUse,
+      boolean onlyAppends) {
 
     /** Where the change between the two snapshots can be read from. */
     ChangeSource source() {
@@ -100,14 +102,34 @@ final class IcebergTables {
     }
   }
 
-  /** The file changes of {@code table} after snapshot {@code from} up to {@code to}. */
-  static FileChanges fileChanges(Table table, long from, long to) {
+  /**
+   * The file changes of table {@code name} ({@code table}) after snapshot {@code from}, which
+   * {@code view} holds, up to {@code to}.
+   *
+   * @throws IllegalStateException if the snapshots after {@code from} are not all there (it
+   *     expired, or the table was rolled back past it)
+   */
+  static FileChanges fileChanges(Table table, List<String> name, long from, long to, String view) {
+    if (table.snapshot(from) == null || !SnapshotUtil.isAncestorOf(table, to, from)) {
+      throw new IllegalStateException(
+          "snapshot "
+              + from
+              + " of table "
+              + String.join(".", name)
+              + ", which view "
+              + view
+              + " holds, is no longer in the table's history (expired or rolled back): a"
+              + " refresh reads every snapshot after it. Keep snapshots newer than the views'"
+              + " watermarks (see explain), or recompute the view with refreshFull");
+    }
     List<String> addedData = new ArrayList<>();
     List<DeleteFile> addedDeletes = new ArrayList<>();
     boolean removed = false;
     boolean deleteFiles = false;
+    boolean onlyAppends = true;
     FileIO io = table.io();
     for (Snapshot snapshot : SnapshotUtil.ancestorsBetween(table, to, from)) {
+      onlyAppends &= "append".equals(snapshot.operation());
       for (DataFile file : snapshot.addedDataFiles(io)) {
         addedData.add(file.location());
       }
@@ -117,7 +139,7 @@ final class IcebergTables {
       removed |= snapshot.removedDataFiles(io).iterator().hasNext();
       deleteFiles |= !snapshot.deleteManifests(io).isEmpty();
     }
-    return new FileChanges(addedData, addedDeletes, removed, deleteFiles);
+    return new FileChanges(addedData, addedDeletes, removed, deleteFiles, onlyAppends);
   }
 
   /** The property key of the watermark of base table {@code name}. */
@@ -148,34 +170,5 @@ final class IcebergTables {
           "the stored table of the view has no watermark for " + String.join(".", name));
     }
     return Long.parseLong(value);
-  }
-
-  /**
-   * Whether every snapshot after {@code watermark} up to {@code current} only appended rows.
-   *
-   * @throws IllegalStateException if the snapshots after {@code watermark} are not all there (it
-   *     expired, or the table was rolled back past it)
-   */
-  static boolean onlyAppendsSince(
-      Table table, List<String> name, long watermark, long current, String view) {
-    if (table.snapshot(watermark) == null
-        || !SnapshotUtil.isAncestorOf(table, current, watermark)) {
-      throw new IllegalStateException(
-          "snapshot "
-              + watermark
-              + " of table "
-              + String.join(".", name)
-              + ", which view "
-              + view
-              + " holds, is no longer in the table's history (expired or rolled back): a"
-              + " refresh reads every snapshot after it. Keep snapshots newer than the views'"
-              + " watermarks (see explain), or recompute the view with refreshFull");
-    }
-    for (Snapshot snapshot : SnapshotUtil.ancestorsBetween(table, current, watermark)) {
-      if (!"append".equals(snapshot.operation())) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -156,11 +156,11 @@ public final class SparkIvm {
       watermarks.put(name, watermark);
       current.put(name, now);
       if (now != watermark) {
-        if (IcebergTables.onlyAppendsSince(base.getValue(), name, watermark, now, view)) {
+        IcebergTables.FileChanges files =
+            IcebergTables.fileChanges(base.getValue(), name, watermark, now, view);
+        if (files.onlyAppends()) {
           insertOnly.add(name);
         }
-        IcebergTables.FileChanges files =
-            IcebergTables.fileChanges(base.getValue(), watermark, now);
         if (files.source() == IcebergTables.ChangeSource.NONE) {
           // files were rewritten while delete files are in use: no row-level change to read
           return refreshFull(view);

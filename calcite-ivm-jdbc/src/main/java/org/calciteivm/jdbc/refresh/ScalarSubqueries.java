@@ -97,9 +97,10 @@ public final class ScalarSubqueries {
       if (range == null || !oneRow(subquery, duckDb)) {
         continue;
       }
-      Correlation correlation = correlated(subquery) ? Correlation.of(subquery, text) : null;
-      if (correlated(subquery) && correlation == null) {
-        continue;
+      boolean correlated = correlated(subquery);
+      Correlation correlation = correlated ? Correlation.of(subquery, text) : null;
+      if (correlated && correlation == null) {
+        continue; // left as it is, and refused by the planner
       }
       String name = IvmNames.quote("ivm_scalar_" + ++n);
       QueryText.Range parenthesized = text.parenthesized(range);
