@@ -2,6 +2,8 @@ package org.calciteivm.rules.analysis;
 
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -87,6 +89,27 @@ public record RecomputedPartitions(
       addSetOpInputs(operator, inputs);
     }
     return inputs.build();
+  }
+
+  /**
+   * The bag set operations kept with {@code operator}: itself if it is one, and those nested in it
+   * directly (through bag set operations only); their inputs are {@link #partitionedInputs()}.
+   */
+  static Set<RelNode> setOperations(RelNode operator) {
+    Set<RelNode> found = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (isBagIntersectOrExcept(operator)) {
+      addSetOperations(operator, found);
+    }
+    return found;
+  }
+
+  private static void addSetOperations(RelNode setOp, Set<RelNode> found) {
+    found.add(setOp);
+    for (RelNode input : setOp.getInputs()) {
+      if (isBagIntersectOrExcept(input)) {
+        addSetOperations(input, found);
+      }
+    }
   }
 
   private static void addSetOpInputs(RelNode rel, ImmutableList.Builder<RelNode> inputs) {

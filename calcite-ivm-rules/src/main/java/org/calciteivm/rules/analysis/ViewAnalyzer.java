@@ -122,6 +122,9 @@ public final class ViewAnalyzer {
    */
   private @Nullable RelNode recomputed;
 
+  /** The bag set operations {@link #recomputed} keeps: itself and those nested directly in it. */
+  private Set<RelNode> recomputedSetOperations = Set.of();
+
   private ViewAnalyzer(String viewName) {
     this.viewName = viewName;
   }
@@ -160,6 +163,9 @@ public final class ViewAnalyzer {
   public static Analysis analyze(String viewName, RelNode view) throws UnsupportedViewException {
     ViewAnalyzer analyzer = new ViewAnalyzer(viewName);
     analyzer.recomputed = RecomputedPartitions.find(view);
+    if (analyzer.recomputed != null) {
+      analyzer.recomputedSetOperations = RecomputedPartitions.setOperations(analyzer.recomputed);
+    }
     analyzer.visit(view);
     if (analyzer.baseTables.isEmpty()) {
       throw UnsupportedViewException.notYet(viewName, NO_BASE_TABLE);
@@ -209,10 +215,8 @@ public final class ViewAnalyzer {
       }
     } else if (rel instanceof Union union && union.all) {
       unions++;
-    } else if (recomputed != null
-        && !(recomputed instanceof Project)
-        && RecomputedPartitions.isBagIntersectOrExcept(rel)) {
-      // the outermost bag INTERSECT or EXCEPT, or one nested in it: recomputed with it
+    } else if (recomputedSetOperations.contains(rel)) {
+      // the outermost bag INTERSECT or EXCEPT, or one nested directly in it: recomputed with it
     } else if (rel instanceof Aggregate && unions > 0) {
       throw UnsupportedViewException.notYet(
           viewName,
