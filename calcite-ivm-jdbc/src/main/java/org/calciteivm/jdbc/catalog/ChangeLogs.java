@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -70,9 +71,14 @@ public final class ChangeLogs {
    * table} that view {@code viewId} has not consumed (after its watermark, sealed or not yet), as a
    * Z-set (the table's columns and the weight). The delta plans of the view read the table's change
    * through it. It reads the watermark from the catalog, so a refresh runs no DDL; it is replaced
-   * whenever the delta table's columns change.
+   * whenever the delta table's columns or the table's readers change.
+   *
+   * <p>When the view is the table's {@code soleReader}, every row of the delta table is one it has
+   * not consumed (a refresh deletes what it consumed, and dropping the table's other readers
+   * removed the rows up to its watermark), so the view reads the delta table without comparing
+   * epochs: that filter, a join with the catalog, costs a few milliseconds per refresh.
    */
-  public static String pendingViewSql(int viewId, TrackedTable table) {
+  public static String pendingViewSql(int viewId, TrackedTable table, boolean soleReader) {
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
     // a column no view reads is not captured: NULL of its type keeps the table's row type
     String columns =
@@ -84,13 +90,18 @@ public final class ChangeLogs {
                         : "CAST(NULL AS " + c.dataType() + ") AS " + IvmNames.quote(c.name()))
             .map(c -> c + ", ")
             .collect(Collectors.joining());
-    return "CREATE OR REPLACE VIEW "
-        + table.pendingView(viewId)
-        + " AS SELECT "
-        + columns
-        + IvmNames.quote(ZSets.WEIGHT_COLUMN)
-        + " FROM "
-        + table.deltaTable()
+    String view =
+        "CREATE OR REPLACE VIEW "
+            + table.pendingView(viewId)
+            + " AS SELECT "
+            + columns
+            + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+            + " FROM "
+            + table.deltaTable();
+    if (soleReader) {
+      return view;
+    }
+    return view
         + " WHERE "
         + epoch
         + " IS NULL OR "
@@ -104,12 +115,27 @@ public final class ChangeLogs {
         + ")";
   }
 
-  /** (Re)creates the pending views of {@code table} for each view in {@code viewIds}. */
-  public static void createPendingViews(
-      Connection connection, TrackedTable table, Collection<Integer> viewIds) throws SQLException {
+  /**
+   * (Re)creates the pending views of {@code table} for every view that reads it, as the catalog
+   * seen by {@code connection}'s transaction has them: after the table's delta columns or its
+   * readers changed.
+   */
+  public static void createPendingViews(Connection connection, TrackedTable table)
+      throws SQLException {
+    List<Integer> readers = new ArrayList<>();
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "SELECT view_id FROM " + IvmCatalog.INPUTS + " WHERE table_id = ? ORDER BY view_id")) {
+      s.setInt(1, table.id());
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          readers.add(rs.getInt(1));
+        }
+      }
+    }
     try (Statement s = connection.createStatement()) {
-      for (int viewId : viewIds) {
-        s.execute(pendingViewSql(viewId, table));
+      for (int viewId : readers) {
+        s.execute(pendingViewSql(viewId, table, readers.size() == 1));
       }
     }
   }

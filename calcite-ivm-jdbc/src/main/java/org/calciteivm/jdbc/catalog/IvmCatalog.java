@@ -115,11 +115,8 @@ public final class IvmCatalog {
       if (exists) {
         // made by another build, or before there were pending views: (re)made as this one makes
         CatalogSnapshot catalog = load(connection);
-        for (ViewEntry view : catalog.views()) {
-          for (int tableId : view.inputTableIds()) {
-            ChangeLogs.createPendingViews(
-                connection, catalog.trackedTable(tableId), List.of(view.id()));
-          }
+        for (TrackedTable table : catalog.trackedTables()) {
+          ChangeLogs.createPendingViews(connection, table);
         }
       }
       boolean olderSystemView = !missing.isEmpty() || !schedules;

@@ -161,8 +161,7 @@ public final class BaseTableAlterations {
       }
     }
     // the pending views name the table's columns and the delta table's
-    ChangeLogs.createPendingViews(
-        duckDb, alteredTable, after.keySet().stream().map(ViewEntry::id).toList());
+    ChangeLogs.createPendingViews(duckDb, alteredTable);
     // their programs were compiled against the table's old columns
     StoredPrograms.forget(
         duckDb, altered.viewsReading(table.id()).stream().map(ViewEntry::id).toList());

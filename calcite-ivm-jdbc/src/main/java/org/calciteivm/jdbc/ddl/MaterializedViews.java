@@ -280,7 +280,8 @@ public final class MaterializedViews {
             RefreshTiming.DEFERRED);
     for (TrackedTable input : tracked) {
       if (tableIds.contains(input.id())) {
-        ChangeLogs.createPendingViews(duckDb, input, List.of(id));
+        // the view's own, and those of the table's other readers, which may share it from now on
+        ChangeLogs.createPendingViews(duckDb, input);
       }
     }
     long populating = System.nanoTime();
@@ -435,6 +436,8 @@ public final class MaterializedViews {
         }
       } else {
         ChangeLogs.collectGarbage(duckDb, table);
+        // a reader left alone reads every captured row from now on
+        ChangeLogs.createPendingViews(duckDb, table);
       }
     }
     SystemView.replace(duckDb);

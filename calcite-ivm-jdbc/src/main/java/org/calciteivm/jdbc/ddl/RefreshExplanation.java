@@ -182,7 +182,12 @@ public final class RefreshExplanation {
     lines.add(
         "  (the merge reads each table's change through the view's pending view of it, created"
             + " with the view, e.g.");
-    lines.add("    " + ChangeLogs.pendingViewSql(view.id(), inputs.get(0)) + ")");
+    TrackedTable first = inputs.get(0);
+    lines.add(
+        "    "
+            + ChangeLogs.pendingViewSql(
+                view.id(), first, catalog.viewsReading(first.id()).size() == 1)
+            + ")");
     for (MergeStrategy strategy : delta.statements().keySet()) {
       lines.add("  merge when " + strategy + ":");
       for (String sql : delta.statementsFor(strategy)) {
