@@ -142,6 +142,10 @@ final class AggSql {
         items.add(new Item(aggregate.sql() + " AS " + alias(), aggregate.approximate()));
       }
     }
+    // sometimes a window function over the groups, ordered or partitioned by exact aggregates
+    if (groupBy.equals(String.join(", ", keys)) && random.nextInt(6) == 0) {
+      items.add(new Item(windowOverGroups(keys) + " AS " + alias(), false));
+    }
     if (random.nextInt(4) == 0) {
       Collections.shuffle(items, random);
     }
@@ -158,6 +162,21 @@ final class AggSql {
       query.append(" HAVING ").append(having());
     }
     return new ViewQuery(query.toString(), items.stream().map(Item::approximate).toList());
+  }
+
+  /**
+   * A window function over the query's groups that reads its aggregates: a rank by an exact
+   * aggregate, or a sum of a count over a partition of the groups (by the first key, if any).
+   */
+  private String windowOverGroups(List<String> keys) {
+    String partition =
+        keys.isEmpty() || random.nextBoolean() ? "" : "PARTITION BY " + keys.get(0) + " ";
+    String exact = random.nextBoolean() ? "COUNT(*)" : "SUM(" + exactNumeric() + ")";
+    return switch (random.nextInt(3)) {
+      case 0 -> "RANK() OVER (" + partition + "ORDER BY " + exact + " DESC)";
+      case 1 -> "DENSE_RANK() OVER (" + partition + "ORDER BY " + exact + ")";
+      default -> "SUM(COUNT(*)) OVER (" + partition.trim() + ")";
+    };
   }
 
   /** {@code ROLLUP}, {@code CUBE} or {@code GROUPING SETS} (with the empty set) of the keys. */

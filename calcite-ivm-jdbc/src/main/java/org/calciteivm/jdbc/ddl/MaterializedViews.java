@@ -182,7 +182,12 @@ public final class MaterializedViews {
       }
       id = IvmCatalog.newViewId(duckDb);
       IntermediateStates.Split split =
-          IntermediateStates.split(definition.query(), id, name, DuckDbFunctions.read(duckDb));
+          IntermediateStates.split(
+              definition.query(),
+              id,
+              name,
+              DuckDbFunctions.read(duckDb),
+              ViewCompiler.columnNames(duckDb));
       if (split.nodes().isEmpty()) {
         throw refusal;
       }

@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlFunction;
-import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -18,7 +16,6 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSelectKeyword;
-import org.apache.calcite.util.Litmus;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.UnsupportedViewException;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -46,7 +43,6 @@ final class DistinctAggregates {
   /** The aggregates that may take DISTINCT values. */
   private static final Set<String> DISTINCT_FUNCTIONS = Set.of("COUNT", "SUM", "AVG", "MIN", "MAX");
 
-  private static final String KEY = "key_";
   private static final String VALUE = "distinct_value";
   private static final String PARTIAL = "partial_";
 
@@ -161,7 +157,7 @@ final class DistinctAggregates {
       if (range == null) {
         return null;
       }
-      nodeColumns.add(text.text(range) + " AS " + IvmNames.quote(KEY + (i + 1)));
+      nodeColumns.add(text.text(range) + " AS " + GroupedText.key(i));
     }
     Map<QueryText.Range, String> replacements = new LinkedHashMap<>();
     List<String> partials = new ArrayList<>();
@@ -218,9 +214,10 @@ final class DistinctAggregates {
             + String.join(", ", nodeGroups);
 
     String name = IvmNames.hiddenView(viewId, 1);
+    GroupedText over = new GroupedText(text, groups, this::ungroupedColumn);
     List<String> items = new ArrayList<>();
     for (SqlNode item : select.getSelectList()) {
-      String rewritten = rewritten(item, replacements);
+      String rewritten = over.rewritten(item, replacements);
       if (rewritten == null) {
         return null;
       }
@@ -228,11 +225,11 @@ final class DistinctAggregates {
     }
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {
-      keys.add(IvmNames.quote(KEY + (i + 1)));
+      keys.add(GroupedText.key(i));
     }
     String having = null;
     if (select.getHaving() != null) {
-      having = rewritten(select.getHaving(), replacements);
+      having = over.rewritten(select.getHaving(), replacements);
       if (having == null) {
         return null;
       }
@@ -249,11 +246,6 @@ final class DistinctAggregates {
         root, ImmutableList.of(new IntermediateStates.Node(name, node)));
   }
 
-  /**
-   * The text of the FROM clause, without the keyword: the tokens after the select list and before
-   * WHERE, GROUP BY or HAVING (the parser places a join at its keyword); null if positions do not
-   * allow finding it.
-   */
   /**
    * The value that the DISTINCT aggregate {@code call} takes, as the hidden view's query computes
    * it; fails if it is not {@code previous}, the value of the ones before it.
@@ -321,88 +313,13 @@ final class DistinctAggregates {
   }
 
   /**
-   * The text of {@code node} (a select item or HAVING) over the hidden view: GROUP BY expressions
-   * read as its keys, aggregates as {@code replacements} computes them; null if the parser's
-   * positions do not allow it.
+   * A column that the hidden view does not keep, in {@code function}: an aggregate it does not
+   * know.
    */
-  private @Nullable String rewritten(SqlNode node, Map<QueryText.Range, String> replacements)
-      throws UnsupportedViewException {
-    QueryText.Range range = text.range(node);
-    if (range == null) {
-      return null;
-    }
-    Map<QueryText.Range, String> found = new LinkedHashMap<>();
-    if (!replace(node, null, replacements, found)) {
-      return null;
-    }
-    return text.replaced(range, found);
-  }
-
-  private boolean replace(
-      SqlNode node,
-      @Nullable SqlCall function,
-      Map<QueryText.Range, String> replacements,
-      Map<QueryText.Range, String> found)
-      throws UnsupportedViewException {
-    QueryText.Range range = text.range(node);
-    if (range != null && replacements.containsKey(range)) {
-      found.put(range, replacements.get(range));
-      return true;
-    }
-    for (int i = 0; i < groups.size(); i++) {
-      if (sameExpression(groups.get(i), node)) {
-        if (range == null) {
-          return false;
-        }
-        found.put(range, IvmNames.quote(KEY + (i + 1)));
-        return true;
-      }
-    }
-    if (node instanceof SqlIdentifier && function != null) {
-      // a column that the hidden view does not keep: an aggregate it does not know
-      throw refused(
-          function.getOperator().getName().toUpperCase(Locale.ROOT)
-              + " of a value that is not a GROUP BY expression, beside DISTINCT aggregates");
-    }
-    if (!(node instanceof SqlCall call) || node instanceof SqlSelect) {
-      return true;
-    }
-    SqlCall enclosing = call.getOperator() instanceof SqlFunction ? call : function;
-    List<SqlNode> operands = call.getOperandList();
-    // an alias is a name, not an expression to read from the hidden view
-    int read = call.getKind() == SqlKind.AS ? 1 : operands.size();
-    for (int i = 0; i < read; i++) {
-      SqlNode operand = operands.get(i);
-      if (operand instanceof SqlNodeList list) {
-        for (SqlNode element : list) {
-          if (!replace(element, enclosing, replacements, found)) {
-            return false;
-          }
-        }
-      } else if (operand != null && !replace(operand, enclosing, replacements, found)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Whether {@code node} is the GROUP BY expression {@code group}: the same tree, or the same
-   * column named with fewer or more qualifiers ({@code region} and {@code c.region}).
-   */
-  private static boolean sameExpression(SqlNode group, SqlNode node) {
-    if (group instanceof SqlIdentifier g && node instanceof SqlIdentifier n && !n.isStar()) {
-      List<String> shorter = g.names.size() <= n.names.size() ? g.names : n.names;
-      List<String> longer = g.names.size() <= n.names.size() ? n.names : g.names;
-      List<String> tail = longer.subList(longer.size() - shorter.size(), longer.size());
-      for (int i = 0; i < shorter.size(); i++) {
-        if (!shorter.get(i).equalsIgnoreCase(tail.get(i))) {
-          return false;
-        }
-      }
-      return true;
-    }
-    return group.equalsDeep(node, Litmus.IGNORE);
+  private UnsupportedViewException ungroupedColumn(SqlCall function) {
+    return refused(
+        function.getOperator().getName().toUpperCase(Locale.ROOT)
+            + " of a value that is not a GROUP BY expression, beside DISTINCT aggregates");
   }
 
   private UnsupportedViewException refused(String construct) {

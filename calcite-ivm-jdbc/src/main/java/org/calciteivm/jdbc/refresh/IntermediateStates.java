@@ -15,6 +15,7 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSetOperator;
 import org.apache.calcite.sql.SqlSyntax;
@@ -73,6 +74,12 @@ public final class IntermediateStates {
    */
   private record Span(QueryText.Range range, boolean branch) {}
 
+  /** The names DuckDB gives the columns of a query (as {@code CREATE TABLE ... AS} makes them). */
+  @FunctionalInterface
+  public interface ColumnNames {
+    List<String> of(String query) throws SQLException;
+  }
+
   /** A hidden view: its name in {@link IvmNames#SCHEMA} and its query. */
   public record Node(String name, String query) {}
 
@@ -93,9 +100,11 @@ public final class IntermediateStates {
    * Splits {@code query}, the query of the view with id {@code viewId}: no nodes if it has no
    * aggregating subquery in a FROM clause (or it has a WITH clause, or does not parse). {@code
    * functions} are DuckDB's, which tell its aggregates ({@code quantile_cont}, ...) from scalar
-   * functions.
+   * functions; {@code columnNames} names the columns of the query, for a split whose view must name
+   * them as the query does.
    */
-  public static Split split(String query, int viewId, String viewName, DuckDbFunctions functions)
+  public static Split split(
+      String query, int viewId, String viewName, DuckDbFunctions functions, ColumnNames columnNames)
       throws SQLException {
     SqlNode parsed;
     try {
@@ -108,7 +117,24 @@ public final class IntermediateStates {
       String inlined = CommonTableExpressions.inline(text, with);
       return inlined == null
           ? new Split(query, ImmutableList.of())
-          : split(inlined, viewId, viewName, functions);
+          : split(inlined, viewId, viewName, functions, columnNames);
+    }
+    // a view is a bag: an ORDER BY without LIMIT orders nothing that is kept
+    SqlNode unordered =
+        parsed instanceof SqlOrderBy order && order.fetch == null && order.offset == null
+            ? order.query
+            : parsed;
+    if (unordered instanceof SqlSelect select) {
+      Split windowed =
+          GroupedWindows.split(
+              text,
+              select,
+              viewId,
+              operator -> isAggregate(operator, functions),
+              () -> columnNames.of(query));
+      if (windowed != null) {
+        return windowed;
+      }
     }
     if (parsed instanceof SqlSelect select) {
       Split distinct =

@@ -153,7 +153,9 @@ public final class ViewCompiler {
     DuckDbFunctions functions = DuckDbFunctions.read(connection); // read once, for both steps
     String query =
         view.splitsQuery()
-            ? IntermediateStates.split(view.query(), view.id(), view.name(), functions).query()
+            ? IntermediateStates.split(
+                    view.query(), view.id(), view.name(), functions, columnNames(connection))
+                .query()
             : view.query();
     return plan(connection, view.name(), query, view.query(), tracked, functions);
   }
@@ -331,6 +333,11 @@ public final class ViewCompiler {
       return replacement;
     }
     return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
+  }
+
+  /** The names of the columns of a query, as {@link #describe} gives them. */
+  public static IntermediateStates.ColumnNames columnNames(Connection connection) {
+    return query -> describe(connection, query).stream().map(DescribedColumn::name).toList();
   }
 
   /** A column of a query's result as DuckDB describes it. */

@@ -25,7 +25,14 @@ class IntermediateStatesTest {
   }
 
   private static Split split(String query, int viewId, String viewName) throws SQLException {
-    return IntermediateStates.split(query, viewId, viewName, FUNCTIONS);
+    return IntermediateStates.split(
+        query,
+        viewId,
+        viewName,
+        FUNCTIONS,
+        q -> {
+          throw new AssertionError("no database to name the columns of " + q);
+        });
   }
 
   /** A branch that aggregates only with one of DuckDB's own aggregates is split too. */
@@ -40,6 +47,35 @@ class IntermediateStatesTest {
     assertThat(split.nodes()).hasSize(2);
     assertThat(split.nodes().get(1).query())
         .isEqualTo("SELECT NULL, quantile_cont(x, 0.25) FROM t");
+  }
+
+  /**
+   * Window functions over the view's own aggregates: the aggregate (with WHERE and HAVING) becomes
+   * a node, the windows and QUALIFY read its columns; an unaliased item keeps the query's name.
+   */
+  @Test
+  void windowsOverTheViewsOwnAggregatesReadANode() throws SQLException {
+    Split split =
+        IntermediateStates.split(
+            "SELECT t.g, SUM(x) AS s, RANK() OVER (PARTITION BY g ORDER BY SUM(x) DESC) FROM t"
+                + " WHERE x > 0 GROUP BY t.g HAVING COUNT(*) > 1"
+                + " QUALIFY RANK() OVER (ORDER BY SUM(x)) <= 3 ORDER BY s",
+            4,
+            "v",
+            FUNCTIONS,
+            q -> java.util.List.of("g", "s", "rank() OVER (PARTITION BY g ORDER BY sum(x) DESC)"));
+    assertThat(split.nodes())
+        .containsExactly(
+            new Node(
+                "node_4_1",
+                "SELECT t.g AS \"key_1\", SUM(x) AS \"aggregate_1\" FROM t WHERE x > 0"
+                    + " GROUP BY t.g HAVING COUNT(*) > 1"));
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT \"key_1\" AS \"g\", \"aggregate_1\" AS s, RANK() OVER (PARTITION BY"
+                + " \"key_1\" ORDER BY \"aggregate_1\" DESC) AS \"rank() OVER (PARTITION BY g"
+                + " ORDER BY sum(x) DESC)\" FROM \"_ivm\".\"node_4_1\""
+                + " QUALIFY RANK() OVER (ORDER BY \"aggregate_1\") <= 3");
   }
 
   @Test
