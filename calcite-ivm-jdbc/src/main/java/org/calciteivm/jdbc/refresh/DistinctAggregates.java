@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +37,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * A FILTER on a DISTINCT aggregate moves into its value ({@code CASE WHEN f THEN x END}), since
  * NULLs are not aggregated; a FILTER on another aggregate stays on its partial.
  *
- * <p>All DISTINCT aggregates of a view must take the same value. The pieces of the hidden view's
- * query and of the view's are the user's own text, copied by the parser's positions.
+ * <p>DISTINCT aggregates of several values are one hidden view per value, joined ({@link
+ * DistinctValueJoins}). The pieces of the hidden view's query and of the view's are the user's own
+ * text, copied by the parser's positions.
  */
 final class DistinctAggregates {
   /** The aggregates that may take DISTINCT values. */
@@ -50,6 +52,7 @@ final class DistinctAggregates {
   private final SqlSelect select;
   private final String viewName;
   private final Predicate<SqlOperator> isAggregate;
+  private final GroupedText.ColumnNames columnNames;
   private final List<SqlNode> groups = new ArrayList<>();
 
   /** Whether the select list calls a window function. */
@@ -71,17 +74,23 @@ final class DistinctAggregates {
   }
 
   private DistinctAggregates(
-      QueryText text, SqlSelect select, String viewName, Predicate<SqlOperator> isAggregate) {
+      QueryText text,
+      SqlSelect select,
+      String viewName,
+      Predicate<SqlOperator> isAggregate,
+      GroupedText.ColumnNames columnNames) {
     this.text = text;
     this.select = select;
     this.viewName = viewName;
     this.isAggregate = isAggregate;
+    this.columnNames = columnNames;
   }
 
   /**
    * The split of {@code select}, the top of the query {@code text} of view {@code viewId}; null if
    * none of its aggregates takes DISTINCT values, or the parser's positions do not allow copying
-   * its pieces.
+   * its pieces. DISTINCT aggregates of several values are split by {@link DistinctValueJoins},
+   * whose view names its columns as the query does ({@code columnNames}).
    *
    * @throws UnsupportedViewException if its DISTINCT aggregates cannot be kept this way
    */
@@ -90,9 +99,11 @@ final class DistinctAggregates {
       SqlSelect select,
       int viewId,
       String viewName,
-      Predicate<SqlOperator> isAggregate)
-      throws UnsupportedViewException {
-    DistinctAggregates split = new DistinctAggregates(text, select, viewName, isAggregate);
+      Predicate<SqlOperator> isAggregate,
+      GroupedText.ColumnNames columnNames)
+      throws SQLException {
+    DistinctAggregates split =
+        new DistinctAggregates(text, select, viewName, isAggregate, columnNames);
     for (SqlNode item : select.getSelectList()) {
       split.collect(item);
     }
@@ -136,7 +147,7 @@ final class DistinctAggregates {
     }
   }
 
-  private IntermediateStates.@Nullable Split split(int viewId) throws UnsupportedViewException {
+  private IntermediateStates.@Nullable Split split(int viewId) throws SQLException {
     if (select.getGroup() != null) {
       for (SqlNode group : select.getGroup()) {
         if (group.getKind() == SqlKind.GROUPING_SETS
@@ -149,6 +160,17 @@ final class DistinctAggregates {
         }
         groups.add(group);
       }
+    }
+    // the value each DISTINCT aggregate takes, as the hidden view computes it
+    Map<AggregateCall, String> values = new LinkedHashMap<>();
+    for (AggregateCall call : calls) {
+      if (call.distinct()) {
+        values.put(call, distinctValue(call));
+      }
+    }
+    if (values.values().stream().distinct().count() > 1) {
+      return DistinctValueJoins.split(
+          text, select, groups, distinctValueOf(values), viewId, columnNames);
     }
     String value = null;
     List<String> nodeColumns = new ArrayList<>();
@@ -166,7 +188,7 @@ final class DistinctAggregates {
       if (written == null) {
         return null;
       }
-      String combined = call.distinct() ? distinctValue(call, value) : null;
+      String combined = values.get(call);
       if (combined != null) {
         value = combined;
         replacements.put(written, call.function() + "(" + IvmNames.quote(VALUE) + ")");
@@ -214,7 +236,7 @@ final class DistinctAggregates {
             + String.join(", ", nodeGroups);
 
     String name = IvmNames.hiddenView(viewId, 1);
-    GroupedText over = new GroupedText(text, groups, this::ungroupedColumn);
+    GroupedText over = new GroupedText(text, groups, "", this::ungroupedColumn);
     List<String> items = new ArrayList<>();
     for (SqlNode item : select.getSelectList()) {
       String rewritten = over.rewritten(item, replacements);
@@ -248,10 +270,9 @@ final class DistinctAggregates {
 
   /**
    * The value that the DISTINCT aggregate {@code call} takes, as the hidden view's query computes
-   * it; fails if it is not {@code previous}, the value of the ones before it.
+   * it.
    */
-  private String distinctValue(AggregateCall call, @Nullable String previous)
-      throws UnsupportedViewException {
+  private String distinctValue(AggregateCall call) throws UnsupportedViewException {
     if (!DISTINCT_FUNCTIONS.contains(call.function()) || call.call().operandCount() != 1) {
       throw refused("aggregate " + call.function() + "(DISTINCT ...)");
     }
@@ -260,19 +281,21 @@ final class DistinctAggregates {
     if (argument == null || (call.filter() != null && filter == null)) {
       throw refused("aggregate " + call.function() + "(DISTINCT ...) written this way");
     }
-    String value =
-        filter == null
-            ? text.text(argument)
-            : "CASE WHEN " + text.text(filter) + " THEN " + text.text(argument) + " END";
-    if (previous != null && !previous.equals(value)) {
-      throw refused(
-          "DISTINCT aggregates of different values ("
-              + previous.replaceAll("\\s+", " ")
-              + " and "
-              + value.replaceAll("\\s+", " ")
-              + ")");
+    return filter == null
+        ? text.text(argument)
+        : "CASE WHEN " + text.text(filter) + " THEN " + text.text(argument) + " END";
+  }
+
+  /**
+   * Every aggregate call as written, with the value it takes if it is a DISTINCT aggregate (null
+   * otherwise), in the order of the query.
+   */
+  private Map<SqlNode, @Nullable String> distinctValueOf(Map<AggregateCall, String> values) {
+    Map<SqlNode, @Nullable String> written = new LinkedHashMap<>();
+    for (AggregateCall call : calls) {
+      written.put(call.written(), values.get(call));
     }
-    return value;
+    return written;
   }
 
   /**
@@ -326,7 +349,7 @@ final class DistinctAggregates {
     return UnsupportedViewException.notYet(
         viewName,
         construct,
-        "the DISTINCT aggregates of a view must all take one value; COUNT, SUM, AVG, MIN and MAX"
-            + " of other values may stand beside them");
+        "COUNT, SUM, AVG, MIN and MAX may take DISTINCT values; beside those of one value, other"
+            + " aggregates may be COUNT, SUM, AVG, MIN and MAX");
   }
 }

@@ -1,5 +1,7 @@
 package org.calciteivm.jdbc.refresh;
 
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,19 +37,61 @@ final class GroupedText {
     @Nullable UnsupportedViewException refusal(SqlCall function);
   }
 
+  /** The names DuckDB gives the columns of the query being split, asked for only when needed. */
+  @FunctionalInterface
+  interface ColumnNames {
+    List<String> get() throws SQLException;
+  }
+
   private final QueryText text;
   private final List<SqlNode> groups;
+  private final String keyQualifier;
   private final UngroupedColumn ungrouped;
 
-  GroupedText(QueryText text, List<SqlNode> groups, UngroupedColumn ungrouped) {
+  /**
+   * Rewrites expressions of a SELECT grouped by {@code groups} to read the keys of a hidden view
+   * named {@code keyQualifier} (with its dot; empty if the view is the only relation read).
+   */
+  GroupedText(
+      QueryText text, List<SqlNode> groups, String keyQualifier, UngroupedColumn ungrouped) {
     this.text = text;
     this.groups = groups;
+    this.keyQualifier = keyQualifier;
     this.ungrouped = ungrouped;
   }
 
   /** The column of the hidden view that keeps GROUP BY expression number {@code i} (from 0). */
   static String key(int i) {
     return IvmNames.quote(KEY + (i + 1));
+  }
+
+  /**
+   * The select list of {@code select} rewritten, each item without an alias named as the query
+   * names it ({@code columnNames}), since its text now reads other columns; null if the parser's
+   * positions do not allow it or an item is a {@code *}.
+   */
+  @Nullable List<String> selectList(
+      SqlSelect select, Map<QueryText.Range, String> replacements, ColumnNames columnNames)
+      throws SQLException {
+    List<String> items = new ArrayList<>();
+    List<String> names = null;
+    SqlNodeList selectList = select.getSelectList();
+    for (int i = 0; i < selectList.size(); i++) {
+      SqlNode item = selectList.get(i);
+      String rewritten = rewritten(item, replacements);
+      if (rewritten == null || (item instanceof SqlIdentifier column && column.isStar())) {
+        return null;
+      }
+      if (item.getKind() != SqlKind.AS) {
+        names = names == null ? columnNames.get() : names;
+        if (names.size() != selectList.size()) {
+          return null;
+        }
+        rewritten += " AS " + IvmNames.quote(names.get(i));
+      }
+      items.add(rewritten);
+    }
+    return items;
   }
 
   /**
@@ -84,7 +128,7 @@ final class GroupedText {
         if (range == null) {
           return false;
         }
-        found.put(range, key(i));
+        found.put(range, keyQualifier + key(i));
         return true;
       }
     }

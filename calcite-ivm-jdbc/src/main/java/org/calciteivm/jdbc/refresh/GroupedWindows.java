@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -43,7 +42,7 @@ final class GroupedWindows {
   private final QueryText text;
   private final SqlSelect select;
   private final Predicate<SqlOperator> isAggregate;
-  private final ColumnNames columnNames;
+  private final GroupedText.ColumnNames columnNames;
 
   /** The aggregate calls outside window functions, as written (with their FILTER, if any). */
   private final List<SqlNode> calls = new ArrayList<>();
@@ -54,17 +53,11 @@ final class GroupedWindows {
   /** Whether a window function is written in a way this split does not copy. */
   private boolean unsplittable;
 
-  /** The names of the query's columns, asked for when an item has no alias. */
-  @FunctionalInterface
-  interface ColumnNames {
-    List<String> get() throws SQLException;
-  }
-
   private GroupedWindows(
       QueryText text,
       SqlSelect select,
       Predicate<SqlOperator> isAggregate,
-      ColumnNames columnNames) {
+      GroupedText.ColumnNames columnNames) {
     this.text = text;
     this.select = select;
     this.isAggregate = isAggregate;
@@ -81,7 +74,7 @@ final class GroupedWindows {
       SqlSelect select,
       int viewId,
       Predicate<SqlOperator> isAggregate,
-      ColumnNames columnNames)
+      GroupedText.ColumnNames columnNames)
       throws SQLException {
     GroupedWindows split = new GroupedWindows(text, select, isAggregate, columnNames);
     for (SqlNode item : select.getSelectList()) {
@@ -213,25 +206,10 @@ final class GroupedWindows {
 
     // a column read outside the groups cannot occur in a grouped query DuckDB accepted, except
     // inside a window function (COUNT(*) OVER ()), where it reads the hidden view's rows
-    GroupedText over = new GroupedText(text, groups, function -> null);
-    List<String> items = new ArrayList<>();
-    List<String> names = null;
-    SqlNodeList selectList = select.getSelectList();
-    for (int i = 0; i < selectList.size(); i++) {
-      SqlNode item = selectList.get(i);
-      String rewritten = over.rewritten(item, replacements);
-      if (rewritten == null || (item instanceof SqlIdentifier column && column.isStar())) {
-        return null;
-      }
-      if (item.getKind() != SqlKind.AS) {
-        // the item's text now reads the hidden view's columns: keep the name the query gives it
-        names = names == null ? columnNames.get() : names;
-        if (names.size() != selectList.size()) {
-          return null;
-        }
-        rewritten += " AS " + IvmNames.quote(names.get(i));
-      }
-      items.add(rewritten);
+    GroupedText over = new GroupedText(text, groups, "", function -> null);
+    List<String> items = over.selectList(select, replacements, columnNames);
+    if (items == null) {
+      return null;
     }
     String qualify = null;
     if (select.getQualify() != null) {

@@ -139,7 +139,12 @@ public final class IntermediateStates {
     if (parsed instanceof SqlSelect select) {
       Split distinct =
           DistinctAggregates.split(
-              text, select, viewId, viewName, operator -> isAggregate(operator, functions));
+              text,
+              select,
+              viewId,
+              viewName,
+              operator -> isAggregate(operator, functions),
+              () -> columnNames.of(query));
       if (distinct != null) {
         return distinct;
       }

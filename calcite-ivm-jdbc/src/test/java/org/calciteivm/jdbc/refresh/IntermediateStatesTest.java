@@ -1,12 +1,11 @@
 package org.calciteivm.jdbc.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import org.calciteivm.core.UnsupportedViewException;
+import java.util.List;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Node;
 import org.calciteivm.jdbc.refresh.IntermediateStates.Split;
@@ -63,7 +62,7 @@ class IntermediateStatesTest {
             4,
             "v",
             FUNCTIONS,
-            q -> java.util.List.of("g", "s", "rank() OVER (PARTITION BY g ORDER BY sum(x) DESC)"));
+            q -> List.of("g", "s", "rank() OVER (PARTITION BY g ORDER BY sum(x) DESC)"));
     assertThat(split.nodes())
         .containsExactly(
             new Node(
@@ -242,10 +241,42 @@ class IntermediateStatesTest {
         .isEqualTo("SELECT 4 AS \"distinct_value\" FROM t GROUP BY \"distinct_value\"");
   }
 
+  /**
+   * DISTINCT aggregates of two values: a hidden view for the other aggregates and one per value,
+   * joined on the group keys (NULL matching NULL).
+   */
   @Test
-  void distinctAggregatesOfTwoValuesAreRefused() {
-    assertThatThrownBy(() -> split("SELECT COUNT(DISTINCT a), SUM(DISTINCT b) FROM t", 1, "v"))
-        .isInstanceOf(UnsupportedViewException.class)
-        .hasMessageContaining("DISTINCT aggregates of different values (a and b)");
+  void distinctAggregatesOfTwoValuesAreJoinedHiddenViews() throws SQLException {
+    Split split =
+        IntermediateStates.split(
+            "SELECT k, COUNT(DISTINCT a) AS ca, SUM(DISTINCT b) AS sb, SUM(c) AS s FROM t"
+                + " WHERE c > 0 GROUP BY k HAVING COUNT(DISTINCT a) > 1",
+            1,
+            "v",
+            FUNCTIONS,
+            q -> List.of("k", "ca", "sb", "s"));
+    assertThat(split.nodes())
+        .containsExactly(
+            new Node(
+                "node_1_1",
+                "SELECT k AS \"key_1\", SUM(c) AS \"aggregate_3\" FROM t WHERE c > 0 GROUP BY k"),
+            new Node(
+                "node_1_2",
+                "SELECT k AS \"key_1\", COUNT(DISTINCT a) AS \"aggregate_1\" FROM t WHERE c > 0"
+                    + " GROUP BY k"),
+            new Node(
+                "node_1_3",
+                "SELECT k AS \"key_1\", SUM(DISTINCT b) AS \"aggregate_2\" FROM t WHERE c > 0"
+                    + " GROUP BY k"));
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT \"n1\".\"key_1\" AS \"k\", \"n2\".\"aggregate_1\" AS ca,"
+                + " \"n3\".\"aggregate_2\" AS sb, \"n1\".\"aggregate_3\" AS s"
+                + " FROM \"_ivm\".\"node_1_1\" AS \"n1\""
+                + " JOIN \"_ivm\".\"node_1_2\" AS \"n2\""
+                + " ON \"n1\".\"key_1\" IS NOT DISTINCT FROM \"n2\".\"key_1\""
+                + " JOIN \"_ivm\".\"node_1_3\" AS \"n3\""
+                + " ON \"n1\".\"key_1\" IS NOT DISTINCT FROM \"n3\".\"key_1\""
+                + " WHERE \"n2\".\"aggregate_1\" > 1");
   }
 }
