@@ -43,11 +43,11 @@ public final class ChangeCapture {
               + " use REFRESH or DROP MATERIALIZED VIEW",
           "42501");
     }
-    if (write.target().schema().equalsIgnoreCase("main")
-        && catalog.view(write.target().name()).isPresent()) {
+    Optional<ViewEntry> view = catalog.view(write.target().schema(), write.target().name());
+    if (view.isPresent()) {
       throw new SQLException(
           "materialized view \""
-              + write.target().name()
+              + view.get().displayName()
               + "\" cannot be written: it changes only by REFRESH MATERIALIZED VIEW",
           "42809");
     }

@@ -69,9 +69,12 @@ public final class CatalogSnapshot {
     return tablesById.values().asList();
   }
 
-  /** The user's materialized view called {@code name}, ignoring case (never a hidden view). */
-  public Optional<ViewEntry> view(String name) {
-    return Optional.ofNullable(viewsByUserView.get(DuckDbCatalog.key("main", name)));
+  /**
+   * The user's materialized view called {@code name} in {@code schema}, ignoring case (never a
+   * hidden view).
+   */
+  public Optional<ViewEntry> view(String schema, String name) {
+    return viewByUserView(schema, name).filter(v -> !v.isHidden());
   }
 
   /**

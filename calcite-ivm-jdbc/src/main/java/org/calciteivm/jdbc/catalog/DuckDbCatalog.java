@@ -149,6 +149,21 @@ public final class DuckDbCatalog {
         .findFirst();
   }
 
+  /** The schema of this database named {@code name} (ignoring case), as DuckDB names it. */
+  public static Optional<String> schemaNamed(Connection connection, String name)
+      throws SQLException {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()"
+                + " AND lower(schema_name) = lower(?) ORDER BY schema_name = ? DESC LIMIT 1")) {
+      s.setString(1, name);
+      s.setString(2, name);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+      }
+    }
+  }
+
   /** Lower-case key of a relation name, for case-insensitive maps. */
   public static String key(String schema, String name) {
     return schema.toLowerCase(Locale.ROOT) + "." + name.toLowerCase(Locale.ROOT);

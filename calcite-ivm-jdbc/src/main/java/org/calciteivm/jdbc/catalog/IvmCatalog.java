@@ -61,7 +61,8 @@ public final class IvmCatalog {
           "last_merge_ms DOUBLE",
           "owner_view_id INTEGER",
           "refresh_timing VARCHAR NOT NULL DEFAULT 'deferred'",
-          "refresh_interval_ms BIGINT NOT NULL DEFAULT 0");
+          "refresh_interval_ms BIGINT NOT NULL DEFAULT 0",
+          "schema_name VARCHAR NOT NULL DEFAULT 'main'");
 
   /** The columns of {@code view_inputs} added after its first release. */
   private static final List<String> ADDED_INPUT_COLUMNS = List.of("columns_read VARCHAR[]");
@@ -271,19 +272,22 @@ public final class IvmCatalog {
     record Row(
         int id,
         String name,
+        String schema,
         String query,
         MergeStrategy strategy,
         Integer owner,
         RefreshTiming timing) {}
     Map<Integer, Row> rows = new LinkedHashMap<>();
     // a read-only file of an earlier version is not upgraded: its views are deferred
-    boolean timed =
-        DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views").contains("refresh_timing");
+    List<String> viewColumns = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views");
+    boolean timed = viewColumns.contains("refresh_timing");
+    boolean schemas = viewColumns.contains("schema_name");
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
                 "SELECT view_id, view_name, query, strategy, owner_view_id, "
                     + (timed ? "refresh_timing, refresh_interval_ms" : "'deferred', 0")
+                    + (schemas ? ", schema_name" : ", 'main'")
                     + " FROM "
                     + VIEWS
                     + " ORDER BY 1")) {
@@ -295,6 +299,7 @@ public final class IvmCatalog {
             new Row(
                 rs.getInt(1),
                 rs.getString(2),
+                rs.getString(8),
                 rs.getString(3),
                 MergeStrategy.valueOf(rs.getString(4)),
                 ownerViewId,
@@ -309,12 +314,13 @@ public final class IvmCatalog {
       // the user's view at the top of the owners (not registered yet while CREATE makes its nodes)
       String served = null;
       for (Row owner = rows.get(row.owner()); owner != null; owner = rows.get(owner.owner())) {
-        served = owner.name();
+        served = ViewEntry.displayName(owner.schema(), owner.name());
       }
       views.add(
           new ViewEntry(
               id,
               row.name(),
+              row.owner() == null ? row.schema() : IvmNames.SCHEMA,
               row.query(),
               row.strategy(),
               ImmutableList.copyOf(inputs.getOrDefault(id, List.of())),
@@ -361,6 +367,7 @@ public final class IvmCatalog {
   public static void addView(
       Connection connection,
       int id,
+      String schema,
       String name,
       String query,
       Integer ownerViewId,
@@ -375,9 +382,10 @@ public final class IvmCatalog {
             "INSERT INTO "
                 + VIEWS
                 + " (view_id, view_name, query, strategy, created_at, hidden_columns,"
-                + " owner_view_id) VALUES (?, ?, ?, ?, timezone('UTC', current_timestamp), "
+                + " owner_view_id, schema_name) VALUES (?, ?, ?, ?,"
+                + " timezone('UTC', current_timestamp), "
                 + listLiteral(hiddenColumns)
-                + ", ?)")) {
+                + ", ?, ?)")) {
       s.setInt(1, id);
       s.setString(2, name);
       s.setString(3, query);
@@ -387,6 +395,7 @@ public final class IvmCatalog {
       } else {
         s.setInt(5, ownerViewId);
       }
+      s.setString(6, schema);
       s.executeUpdate();
     }
     try (Statement s = connection.createStatement()) {

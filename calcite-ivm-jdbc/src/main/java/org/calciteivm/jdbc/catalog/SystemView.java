@@ -69,6 +69,19 @@ public final class SystemView {
     }
   }
 
+  /** A view's name in the catalog table aliased {@code alias}, qualified unless it is in main. */
+  private static String displayName(String alias) {
+    return "CASE WHEN "
+        + alias
+        + ".schema_name = 'main' THEN "
+        + alias
+        + ".view_name ELSE "
+        + alias
+        + ".schema_name || '.' || "
+        + alias
+        + ".view_name END";
+  }
+
   private static String sql(String changeLogs) {
     String catalog = IvmNames.quote(IvmNames.SCHEMA) + ".";
     return String.join(
@@ -115,7 +128,9 @@ public final class SystemView {
         "  JOIN widths w ON w.table_name = t.table_name",
         "  WHERE h.owner_view_id IS NOT NULL",
         "  GROUP BY 1)",
-        "SELECT v.view_name AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
+        "SELECT "
+            + displayName("v")
+            + " AS name, v.query, list(i.base_table ORDER BY i.table_id) AS base_tables,",
         "  v.strategy, v.refresh_timing AS refresh, sc.next_refresh_at, sc.last_error,",
         "  sc.last_error_at, v.hidden_columns, v.created_at, v.last_refresh_at, v.refresh_count,",
         "  v.last_refresh_ms, v.last_refresh_mode, v.last_merge_ms,",
@@ -129,7 +144,7 @@ public final class SystemView {
         "    []) AS reads_views",
         "FROM " + catalog + "views v JOIN inputs i USING (view_id)",
         "LEFT JOIN " + catalog + "views r ON r.owner_view_id IS NULL",
-        "  AND lower(i.base_table) = lower(r.view_name)",
+        "  AND lower(i.base_table) = lower(" + displayName("r") + ")",
         "LEFT JOIN states st ON st.view_id = v.view_id",
         "LEFT JOIN " + catalog + "schedules sc ON sc.view_id = v.view_id",
         "GROUP BY ALL",

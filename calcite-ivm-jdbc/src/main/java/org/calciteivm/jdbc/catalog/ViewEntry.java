@@ -12,7 +12,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * A materialized view in calcite-ivm's catalog.
  *
  * @param id the view's id
- * @param name its name, which users query (a DuckDB view in the main schema)
+ * @param name its name, which users query (a DuckDB view in {@code schema})
+ * @param schema the schema of the view users query: {@code main} unless they named another; {@link
+ *     IvmNames#SCHEMA} for a hidden view
  * @param query its defining query as the user wrote it
  * @param strategy the merge strategy its shape needs
  * @param inputTableIds the ids of the tracked tables it reads
@@ -22,13 +24,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     subqueries, see {@code IntermediateStates}), the id of the view that created it and reads it;
  *     null for a user's view
  * @param servedView for a hidden view, the name of the user's view it serves (its owner, or its
- *     owner's owner...); null for a user's view
+ *     owner's owner...), as {@link #displayName} gives it; null for a user's view
  * @param splitsQuery whether the view owns hidden views: it is planned with its query split
  * @param timing when the view is refreshed (a hidden view: as its owner)
  */
 public record ViewEntry(
     int id,
     String name,
+    String schema,
     String query,
     MergeStrategy strategy,
     ImmutableList<Integer> inputTableIds,
@@ -43,9 +46,19 @@ public record ViewEntry(
     return ownerViewId != null;
   }
 
-  /** The schema of the view's user view: main, or {@link IvmNames#SCHEMA} for a hidden view. */
+  /** The schema of the view's user view: its schema, {@link IvmNames#SCHEMA} for a hidden view. */
   public String userViewSchema() {
-    return isHidden() ? IvmNames.SCHEMA : "main";
+    return isHidden() ? IvmNames.SCHEMA : schema;
+  }
+
+  /** The view's name for messages: qualified by its schema unless that is {@code main}. */
+  public String displayName() {
+    return displayName(userViewSchema(), name);
+  }
+
+  /** The name of view {@code name} in {@code schema} for messages. */
+  public static String displayName(String schema, String name) {
+    return schema.equalsIgnoreCase("main") ? name : schema + "." + name;
   }
 
   /** The quoted name of the table that stores the view's rows. */
@@ -72,7 +85,7 @@ public record ViewEntry(
 
   /** The name of the user's view this view is or serves, for messages. */
   public String usersName() {
-    return servedView == null ? name : servedView;
+    return servedView == null ? displayName() : servedView;
   }
 
   /**

@@ -58,7 +58,7 @@ public final class MaterializedViews {
   /** {@code CREATE MATERIALIZED VIEW}: plans, creates and populates the view. */
   public static void create(IvmConnection connection, CreateMaterializedView statement)
       throws SQLException {
-    String name = viewName(statement.name());
+    ObjectName name = viewName(connection.duckDb(), statement.name(), true);
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
     RefreshTiming timing =
         RefreshTiming.option(connection.duckDb(), statement.options().get("refresh"));
@@ -79,7 +79,7 @@ public final class MaterializedViews {
   private static void createLocked(
       IvmConnection connection,
       CreateMaterializedView statement,
-      String name,
+      ObjectName name,
       RefreshTiming timing,
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
@@ -89,14 +89,18 @@ public final class MaterializedViews {
         database.changeCatalog(
             () -> {
               CatalogSnapshot catalog = IvmCatalog.load(duckDb);
-              if (catalog.view(name).isPresent()) {
+              if (catalog.view(name.schema(), name.name()).isPresent()) {
                 if (statement.ifNotExists()) {
                   return null;
                 }
                 throw new SQLException(
-                    "materialized view \"" + name + "\" already exists", "42P07");
+                    "materialized view \""
+                        + ViewEntry.displayName(name.schema(), name.name())
+                        + "\" already exists",
+                    "42P07");
               }
-              Optional<Relation> existing = DuckDbCatalog.read(duckDb).find("main", name);
+              Optional<Relation> existing =
+                  DuckDbCatalog.read(duckDb).find(name.schema(), name.name());
               if (existing.isPresent()) {
                 throw new SQLException(
                     (existing.get().isTable() ? "table" : "view")
@@ -120,7 +124,7 @@ public final class MaterializedViews {
                         createInTransaction(
                             database,
                             duckDb,
-                            new Definition(name, query, inPlace, null),
+                            new Definition(name.schema(), name.name(), query, inPlace, null),
                             connection.settings(),
                             replanned);
                     if (timing != RefreshTiming.DEFERRED) {
@@ -138,13 +142,15 @@ public final class MaterializedViews {
    * What CREATE makes: a user's view, or a hidden view that the view {@code owner} keeps for one of
    * its subqueries.
    *
-   * @param name the view's name (in main, or for a hidden view in {@link IvmNames#SCHEMA})
+   * @param schema the schema of the view users query ({@link IvmNames#SCHEMA} for a hidden view)
+   * @param name the view's name
    * @param query its query, as the catalog keeps it
    * @param planned the same query as planned: given in place in its statement for a user's view, so
    *     that positions in messages are the statement's
    * @param owner the id of the view that owns a hidden view; null for a user's view
    */
-  private record Definition(String name, String query, String planned, @Nullable Integer owner) {}
+  private record Definition(
+      String schema, String name, String query, String planned, @Nullable Integer owner) {}
 
   /** A view just created, and its program. */
   private record Created(ViewEntry view, RefreshProgram program) {}
@@ -167,7 +173,7 @@ public final class MaterializedViews {
     Definition definition =
         expanded.equals(requested.query())
             ? requested
-            : new Definition(name, expanded, expanded, requested.owner());
+            : new Definition(requested.schema(), name, expanded, expanded, requested.owner());
     IvmCatalog.ensureExists(duckDb);
     CatalogSnapshot catalog = IvmCatalog.load(duckDb);
     ViewCompiler compiler;
@@ -262,6 +268,7 @@ public final class MaterializedViews {
     IvmCatalog.addView(
         duckDb,
         id,
+        definition.schema(),
         name,
         definition.query(),
         definition.owner(),
@@ -275,6 +282,7 @@ public final class MaterializedViews {
         new ViewEntry(
             id,
             name,
+            definition.schema(),
             definition.query(),
             analysis.strategy(),
             ImmutableList.copyOf(tableIds),
@@ -318,7 +326,7 @@ public final class MaterializedViews {
       createInTransaction(
           database,
           duckDb,
-          new Definition(node.name(), node.query(), node.query(), owner),
+          new Definition(IvmNames.SCHEMA, node.name(), node.query(), node.query(), owner),
           settings,
           replanned);
     } catch (SQLException e) {
@@ -368,14 +376,14 @@ public final class MaterializedViews {
   public static void drop(IvmConnection connection, DropMaterializedView statement)
       throws SQLException {
     refuseHidden(connection, statement.name());
-    String name = viewName(statement.name());
+    ObjectName name = viewName(connection.duckDb(), statement.name(), false);
     requireNoTransaction(connection, "DROP MATERIALIZED VIEW");
     Connection duckDb = connection.duckDb();
     IvmDatabase database = connection.database();
     database.changeCatalog(
         () -> {
           CatalogSnapshot catalog = IvmCatalog.load(duckDb);
-          Optional<ViewEntry> found = catalog.view(name);
+          Optional<ViewEntry> found = catalog.view(name.schema(), name.name());
           if (found.isEmpty()) {
             if (statement.ifExists()) {
               return null;
@@ -387,7 +395,7 @@ public final class MaterializedViews {
           if (!readers.isEmpty()) {
             throw new SQLException(
                 "cannot drop materialized view \""
-                    + view.name()
+                    + view.displayName()
                     + "\": "
                     + ViewEntry.dependents(readers, "reads it", "read it")
                     + " (drop "
@@ -455,8 +463,9 @@ public final class MaterializedViews {
 
   static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
     refuseHidden(connection, name);
-    String viewName = viewName(name);
-    Optional<ViewEntry> view = connection.database().catalog().view(viewName);
+    ObjectName viewName = viewName(connection.duckDb(), name, false);
+    Optional<ViewEntry> view =
+        connection.database().catalog().view(viewName.schema(), viewName.name());
     if (view.isEmpty()) {
       throw notAView(connection.duckDb(), viewName);
     }
@@ -481,22 +490,47 @@ public final class MaterializedViews {
     }
   }
 
-  static SQLException notAView(Connection duckDb, String name) throws SQLException {
-    Optional<Relation> relation = DuckDbCatalog.read(duckDb).find("main", name);
+  static SQLException notAView(Connection duckDb, ObjectName name) throws SQLException {
+    Optional<Relation> relation = DuckDbCatalog.read(duckDb).find(name.schema(), name.name());
     String what =
         relation
             .map(r -> r.isTable() ? "it is a table" : "it is a view")
             .orElse("nothing has that name");
-    return new SQLException("\"" + name + "\" is not a materialized view (" + what + ")", "42809");
+    return new SQLException(
+        "\""
+            + ViewEntry.displayName(name.schema(), name.name())
+            + "\" is not a materialized view ("
+            + what
+            + ")",
+        "42809");
   }
 
-  static String viewName(ObjectName name) throws SQLException {
-    if (name.parts().size() > 2
-        || (name.isQualified() && !name.schema().equalsIgnoreCase("main"))) {
+  /**
+   * The schema and name of the user's materialized view {@code name}: in {@code main} unless it
+   * names a schema, which is then named as DuckDB has it (names ignore case). A name with a
+   * database or in calcite-ivm's schema is refused; so is a schema that does not exist, if {@code
+   * creating} the view (else no view is found under that name).
+   */
+  static ObjectName viewName(Connection duckDb, ObjectName name, boolean creating)
+      throws SQLException {
+    if (name.parts().size() > 2) {
       throw new SQLSyntaxErrorException(
-          "materialized views live in the main schema; cannot use " + name, "0A000");
+          "a materialized view is named by its schema and name; cannot use " + name, "0A000");
     }
-    return name.name();
+    if (name.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+      throw new SQLException(
+          "cannot use " + name + ": the schema " + IvmNames.SCHEMA + " belongs to calcite-ivm",
+          "42501");
+    }
+    String schema = "main";
+    if (name.isQualified()) {
+      Optional<String> existing = DuckDbCatalog.schemaNamed(duckDb, name.schema());
+      if (existing.isEmpty() && creating) {
+        throw new SQLException("schema \"" + name.schema() + "\" does not exist", "3F000");
+      }
+      schema = existing.orElse(name.schema());
+    }
+    return ObjectName.of(List.of(schema, name.name()), name.start(), name.end());
   }
 
   static void requireNoTransaction(IvmConnection connection, String statement) throws SQLException {

@@ -43,7 +43,7 @@ public final class RefreshExplanation {
         String.format(
             Locale.ROOT,
             "refresh of %s: %.3f ms, %d change rows consumed%s",
-            MaterializedViews.viewName(name),
+            MaterializedViews.view(connection, name).displayName(),
             total / 1e6,
             outcome.changeRows(),
             outcome.choice() == null

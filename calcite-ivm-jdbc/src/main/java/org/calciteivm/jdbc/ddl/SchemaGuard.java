@@ -64,8 +64,8 @@ public final class SchemaGuard {
       throw new SQLException(
           "cannot " + kind.words() + " " + target + ": it belongs to calcite-ivm", "42501");
     }
-    Optional<ViewEntry> view = catalog.view(target.name());
-    if (view.isPresent() && target.schema().equalsIgnoreCase("main")) {
+    Optional<ViewEntry> view = catalog.view(target.schema(), target.name());
+    if (view.isPresent()) {
       throw new SQLException(
           "cannot "
               + kind.words()
@@ -82,6 +82,17 @@ public final class SchemaGuard {
     if (schema.equalsIgnoreCase(IvmNames.SCHEMA)) {
       throw new SQLException(
           "cannot drop schema " + schema + ": it belongs to calcite-ivm", "42501");
+    }
+    for (ViewEntry view : catalog.views()) {
+      if (!view.isHidden() && view.userViewSchema().equalsIgnoreCase(schema)) {
+        throw new SQLException(
+            "cannot drop schema "
+                + schema
+                + ": materialized view \""
+                + view.displayName()
+                + "\" is in it; drop the materialized view first",
+            "2BP01");
+      }
     }
     for (TrackedTable table : catalog.trackedTables()) {
       if (table.relation().schema().equalsIgnoreCase(schema)) {

@@ -9,6 +9,7 @@ import org.calciteivm.jdbc.catalog.IvmCatalog;
 import org.calciteivm.jdbc.catalog.RefreshTiming;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.catalog.ViewSchedules;
+import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 
 /** {@code ALTER MATERIALIZED VIEW}: changes a view's options (when it is refreshed). */
@@ -23,7 +24,7 @@ public final class ViewAlterations {
   public static void alter(IvmConnection connection, AlterMaterializedView statement)
       throws SQLException {
     MaterializedViews.refuseHidden(connection, statement.name());
-    String name = MaterializedViews.viewName(statement.name());
+    ObjectName name = MaterializedViews.viewName(connection.duckDb(), statement.name(), false);
     MaterializedViews.requireNoTransaction(connection, "ALTER MATERIALIZED VIEW");
     RefreshTiming timing =
         RefreshTiming.option(connection.duckDb(), statement.options().get("refresh"));
@@ -34,7 +35,8 @@ public final class ViewAlterations {
         () ->
             database.changeCatalog(
                 () -> {
-                  Optional<ViewEntry> view = IvmCatalog.load(duckDb).view(name);
+                  Optional<ViewEntry> view =
+                      IvmCatalog.load(duckDb).view(name.schema(), name.name());
                   if (view.isEmpty()) {
                     throw MaterializedViews.notAView(duckDb, name);
                   }
