@@ -362,7 +362,8 @@ final class JoinSql {
    * {@code from} with an {@code EXISTS}, {@code NOT EXISTS} or {@code IN} subquery over a table
    * added to its WHERE clause, correlated with {@code outer} on one or two keys, or not at all; or
    * with the same table joined by DuckDB's {@code SEMI JOIN} or {@code ANTI JOIN}; or compared with
-   * a scalar subquery over it, uncorrelated or correlated by equalities.
+   * a scalar subquery over it, uncorrelated or correlated by equalities. The EXISTS, NOT EXISTS or
+   * IN condition sometimes stands under an OR.
    */
   private String withSubquery(String from, Input outer) {
     Input inner = new Input(random.nextInt(tables), "s" + aliases++);
@@ -432,6 +433,10 @@ final class JoinSql {
                   + ")";
           default -> "EXISTS (SELECT * FROM " + table + " WHERE " + filter(inner, inner) + ")";
         };
+    if (random.nextInt(4) == 0) {
+      // under OR: written as a count of the subquery's rows at CREATE (OrSubqueries)
+      predicate = "(" + predicate + " OR " + filter(outer, outer) + ")";
+    }
     return appendFilter(from, predicate);
   }
 

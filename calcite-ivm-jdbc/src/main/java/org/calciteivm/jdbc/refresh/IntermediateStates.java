@@ -212,7 +212,7 @@ public final class IntermediateStates {
   }
 
   /** Whether {@code node} calls a window function (not in a subquery). */
-  private static boolean windowed(SqlNode node) {
+  static boolean windowed(SqlNode node) {
     if (!(node instanceof SqlCall call) || call.getKind() == SqlKind.SELECT) {
       return false;
     }

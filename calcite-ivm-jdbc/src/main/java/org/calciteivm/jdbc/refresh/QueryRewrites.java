@@ -8,9 +8,9 @@ import java.sql.SQLException;
  * DISTINCT ON} as a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link
  * ListLiterals}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
  * ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
- * NotInSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}). Grouping sets
- * are written out later, per definition ({@link GroupingSets}), since they need the query's column
- * types.
+ * NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}), scalar
+ * subqueries moved into FROM ({@link ScalarSubqueries}). Grouping sets are written out later, per
+ * definition ({@link GroupingSets}), since they need the query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -22,6 +22,7 @@ public final class QueryRewrites {
             SemiAntiJoins.rewrite(
                 ListLiterals.rewrite(DistinctOn.rewrite(FromFirst.rewrite(query)))),
             functions);
-    return ScalarSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions);
+    return ScalarSubqueries.rewrite(
+        OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions);
   }
 }

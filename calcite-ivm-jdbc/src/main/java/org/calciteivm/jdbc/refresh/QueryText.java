@@ -163,7 +163,31 @@ final class QueryText {
       return null;
     }
     int end = following == null ? whole.end() : following.start();
-    return tokensBetween(last.end(), end, "FROM", Set.of("WHERE", "GROUP", "BY", "HAVING"));
+    Range from = tokensBetween(last.end(), end, "FROM", Set.of("WHERE", "GROUP", "BY", "HAVING"));
+    return from == null ? null : withoutUnopenedParentheses(from);
+  }
+
+  /**
+   * {@code range} without the closing parentheses at its end that it does not open: a subquery's
+   * position may take in the parentheses around it, and its FROM clause then ends at its last.
+   */
+  private @Nullable Range withoutUnopenedParentheses(Range range) {
+    int from = tokenStarting.get(range.start());
+    int to = tokenEnding.get(range.end());
+    while (to >= from && tokens.get(to).isSymbol(")") && !opensWithin(from, to)) {
+      to--;
+    }
+    return to < from ? null : new Range(tokens.get(from).start(), tokens.get(to).end());
+  }
+
+  /** Whether the {@code )} at token {@code close} is opened at or after token {@code from}. */
+  private boolean opensWithin(int from, int close) {
+    for (Map.Entry<Integer, Integer> pair : matchingParenthesis.entrySet()) {
+      if (pair.getValue() == close) {
+        return pair.getKey() >= from;
+      }
+    }
+    return false;
   }
 
   /** The text of {@code range}. */

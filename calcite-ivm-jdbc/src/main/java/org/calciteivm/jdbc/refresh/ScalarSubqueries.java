@@ -398,7 +398,7 @@ public final class ScalarSubqueries {
   }
 
   /** The names (tables and aliases, lower case) the FROM clauses of {@code subquery} define. */
-  private static Set<String> defined(SqlSelect subquery) {
+  static Set<String> defined(SqlSelect subquery) {
     Set<String> defined = new HashSet<>();
     subquery.accept(
         new SqlBasicVisitor<Void>() {
