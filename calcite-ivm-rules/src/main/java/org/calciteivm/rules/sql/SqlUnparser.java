@@ -1,5 +1,8 @@
 package org.calciteivm.rules.sql;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
 import org.apache.calcite.sql.SqlDialect;
@@ -23,13 +26,39 @@ public final class SqlUnparser {
    * ConstantGroupKeys}); Calcite's own remedy for dialects that cannot group by a literal would
    * evaluate the constant with Calcite's semantics instead of DuckDB's. Empty relations have typed
    * columns ({@link TypedEmptyRelations}), and the columns of joins distinct names ({@link
-   * UniqueJoinColumns}).
+   * UniqueJoinColumns}). For DuckDB, a subplan read more than once is written once, as a
+   * materialized common table expression ({@link SharedSubplans}).
    */
   public String toSql(RelNode rel) {
-    RelToSqlConverter converter = new RelToSqlConverter(dialect);
-    return converter
-        .visitRoot(
-            ConstantGroupKeys.protect(UniqueJoinColumns.protect(TypedEmptyRelations.protect(rel))))
+    RelNode plan =
+        ConstantGroupKeys.protect(UniqueJoinColumns.protect(TypedEmptyRelations.protect(rel)));
+    if (!SharedSubplans.supported(dialect)) {
+      return write(plan);
+    }
+    SharedSubplans.Split split = SharedSubplans.of(plan);
+    if (split.shared().isEmpty()) {
+      return write(plan);
+    }
+    List<String> tables = new ArrayList<>();
+    for (SharedSubplans.Shared shared : split.shared()) {
+      String columns =
+          SharedSubplans.columnNames(shared.plan()).stream()
+              .map(dialect::quoteIdentifier)
+              .collect(Collectors.joining(", "));
+      tables.add(
+          dialect.quoteIdentifier(shared.name())
+              + "("
+              + columns
+              + ") AS MATERIALIZED ("
+              + write(shared.plan())
+              + ")");
+    }
+    return "WITH " + String.join(", ", tables) + "\n" + write(split.plan());
+  }
+
+  private String write(RelNode plan) {
+    return new RelToSqlConverter(dialect)
+        .visitRoot(plan)
         .asStatement()
         .toSqlString(dialect)
         .getSql();
