@@ -83,17 +83,6 @@ public final class SchemaGuard {
       throw new SQLException(
           "cannot drop schema " + schema + ": it belongs to calcite-ivm", "42501");
     }
-    for (ViewEntry view : catalog.views()) {
-      if (!view.isHidden() && view.userViewSchema().equalsIgnoreCase(schema)) {
-        throw new SQLException(
-            "cannot drop schema "
-                + schema
-                + ": materialized view \""
-                + view.displayName()
-                + "\" is in it; drop the materialized view first",
-            "2BP01");
-      }
-    }
     for (TrackedTable table : catalog.trackedTables()) {
       if (table.relation().schema().equalsIgnoreCase(schema)) {
         throw new SQLException(
@@ -103,6 +92,17 @@ public final class SchemaGuard {
                 + ViewEntry.dependents(catalog.viewsReading(table.id()), "depends", "depend")
                 + " on its table "
                 + table.relation().name(),
+            "2BP01");
+      }
+    }
+    for (ViewEntry view : catalog.views()) {
+      if (!view.isHidden() && view.userViewSchema().equalsIgnoreCase(schema)) {
+        throw new SQLException(
+            "cannot drop schema "
+                + schema
+                + ": materialized view \""
+                + view.displayName()
+                + "\" is in it; drop the materialized view first",
             "2BP01");
       }
     }
