@@ -5,7 +5,6 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLSyntaxErrorException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,7 +57,7 @@ public final class MaterializedViews {
   /** {@code CREATE MATERIALIZED VIEW}: plans, creates and populates the view. */
   public static void create(IvmConnection connection, CreateMaterializedView statement)
       throws SQLException {
-    ObjectName name = viewName(connection.duckDb(), statement.name(), true);
+    ObjectName name = ViewNames.viewName(connection.duckDb(), statement.name(), true);
     requireNoTransaction(connection, "CREATE MATERIALIZED VIEW");
     RefreshTiming timing =
         RefreshTiming.option(connection.duckDb(), statement.options().get("refresh"));
@@ -375,8 +374,8 @@ public final class MaterializedViews {
    */
   public static void drop(IvmConnection connection, DropMaterializedView statement)
       throws SQLException {
-    refuseHidden(connection, statement.name());
-    ObjectName name = viewName(connection.duckDb(), statement.name(), false);
+    ViewNames.refuseHidden(connection, statement.name());
+    ObjectName name = ViewNames.viewName(connection.duckDb(), statement.name(), false);
     requireNoTransaction(connection, "DROP MATERIALIZED VIEW");
     Connection duckDb = connection.duckDb();
     IvmDatabase database = connection.database();
@@ -388,7 +387,7 @@ public final class MaterializedViews {
             if (statement.ifExists()) {
               return null;
             }
-            throw notAView(duckDb, name);
+            throw ViewNames.notAView(duckDb, name);
           }
           ViewEntry view = found.get();
           List<ViewEntry> readers = ViewRefreshes.readersOf(catalog, view);
@@ -459,78 +458,6 @@ public final class MaterializedViews {
       dropped.addAll(dropInTransaction(database, duckDb, hidden, settings, replanned));
     }
     return dropped;
-  }
-
-  static ViewEntry view(IvmConnection connection, ObjectName name) throws SQLException {
-    refuseHidden(connection, name);
-    ObjectName viewName = viewName(connection.duckDb(), name, false);
-    Optional<ViewEntry> view =
-        connection.database().catalog().view(viewName.schema(), viewName.name());
-    if (view.isEmpty()) {
-      throw notAView(connection.duckDb(), viewName);
-    }
-    return view.get();
-  }
-
-  /** Fails if {@code name} names a hidden view: only its owner refreshes and drops it. */
-  static void refuseHidden(IvmConnection connection, ObjectName name) throws SQLException {
-    if (name.parts().size() > 2 || !name.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
-      return;
-    }
-    Optional<ViewEntry> hidden =
-        connection.database().catalog().viewByUserView(name.schema(), name.name());
-    if (hidden.isPresent()) {
-      ViewEntry view = hidden.get();
-      throw new SQLException(
-          view.describeHidden()
-              + " (an intermediate state): it is refreshed and dropped only with \""
-              + view.usersName()
-              + "\"",
-          "42809");
-    }
-  }
-
-  static SQLException notAView(Connection duckDb, ObjectName name) throws SQLException {
-    Optional<Relation> relation = DuckDbCatalog.read(duckDb).find(name.schema(), name.name());
-    String what =
-        relation
-            .map(r -> r.isTable() ? "it is a table" : "it is a view")
-            .orElse("nothing has that name");
-    return new SQLException(
-        "\""
-            + ViewEntry.displayName(name.schema(), name.name())
-            + "\" is not a materialized view ("
-            + what
-            + ")",
-        "42809");
-  }
-
-  /**
-   * The schema and name of the user's materialized view {@code name}: in {@code main} unless it
-   * names a schema, which is then named as DuckDB has it (names ignore case). A name with a
-   * database or in calcite-ivm's schema is refused; so is a schema that does not exist, if {@code
-   * creating} the view (else no view is found under that name).
-   */
-  static ObjectName viewName(Connection duckDb, ObjectName name, boolean creating)
-      throws SQLException {
-    if (name.parts().size() > 2) {
-      throw new SQLSyntaxErrorException(
-          "a materialized view is named by its schema and name; cannot use " + name, "0A000");
-    }
-    if (name.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
-      throw new SQLException(
-          "cannot use " + name + ": the schema " + IvmNames.SCHEMA + " belongs to calcite-ivm",
-          "42501");
-    }
-    String schema = "main";
-    if (name.isQualified()) {
-      Optional<String> existing = DuckDbCatalog.schemaNamed(duckDb, name.schema());
-      if (existing.isEmpty() && creating) {
-        throw new SQLException("schema \"" + name.schema() + "\" does not exist", "3F000");
-      }
-      schema = existing.orElse(name.schema());
-    }
-    return ObjectName.of(List.of(schema, name.name()), name.start(), name.end());
   }
 
   static void requireNoTransaction(IvmConnection connection, String statement) throws SQLException {

@@ -43,7 +43,7 @@ public final class RefreshExplanation {
         String.format(
             Locale.ROOT,
             "refresh of %s: %.3f ms, %d change rows consumed%s",
-            MaterializedViews.view(connection, name).displayName(),
+            ViewNames.view(connection, name).displayName(),
             total / 1e6,
             outcome.changeRows(),
             outcome.choice() == null
@@ -73,7 +73,7 @@ public final class RefreshExplanation {
    */
   public static List<String> explain(IvmConnection connection, ObjectName name)
       throws SQLException {
-    ViewEntry view = MaterializedViews.view(connection, name);
+    ViewEntry view = ViewNames.view(connection, name);
     List<String> lines = explain(connection, view);
     // then each hidden view below it, in the order a refresh brings them up to date
     for (ViewEntry hidden : ViewRefreshes.viewsBelow(connection.database().catalog(), view)) {

@@ -23,8 +23,8 @@ public final class ViewAlterations {
    */
   public static void alter(IvmConnection connection, AlterMaterializedView statement)
       throws SQLException {
-    MaterializedViews.refuseHidden(connection, statement.name());
-    ObjectName name = MaterializedViews.viewName(connection.duckDb(), statement.name(), false);
+    ViewNames.refuseHidden(connection, statement.name());
+    ObjectName name = ViewNames.viewName(connection.duckDb(), statement.name(), false);
     MaterializedViews.requireNoTransaction(connection, "ALTER MATERIALIZED VIEW");
     RefreshTiming timing =
         RefreshTiming.option(connection.duckDb(), statement.options().get("refresh"));
@@ -38,7 +38,7 @@ public final class ViewAlterations {
                   Optional<ViewEntry> view =
                       IvmCatalog.load(duckDb).view(name.schema(), name.name());
                   if (view.isEmpty()) {
-                    throw MaterializedViews.notAView(duckDb, name);
+                    throw ViewNames.notAView(duckDb, name);
                   }
                   return connection.atomically(
                       () -> {

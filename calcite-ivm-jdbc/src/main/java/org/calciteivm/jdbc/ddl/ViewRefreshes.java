@@ -65,7 +65,7 @@ public final class ViewRefreshes {
    */
   public static RefreshExecutor.Outcome refresh(
       IvmConnection connection, ObjectName name, boolean timed) throws SQLException {
-    return refresh(connection, MaterializedViews.view(connection, name), timed);
+    return refresh(connection, ViewNames.view(connection, name), timed);
   }
 
   /**
