@@ -98,10 +98,16 @@ final class QueryText {
         depth++;
         to = Math.max(to, close);
       } else if (tokens.get(i).isSymbol(")") && --depth < 0) {
-        return null; // closes a parenthesis opened before the node
+        // closes a parenthesis opened before the node: one right before it is the node's own (the
+        // parser starts "(SELECT ...) AS s" at SELECT); any other is not
+        if (from == 0 || !Integer.valueOf(i).equals(matchingParenthesis.get(from - 1))) {
+          return null;
+        }
+        from--;
+        depth = 0;
       }
     }
-    return new Range(start, tokens.get(to).end());
+    return new Range(tokens.get(from).start(), tokens.get(to).end());
   }
 
   /** {@code range} widened to the parentheses around it; itself if there are none. */

@@ -207,11 +207,27 @@ public final class ScalarSubqueries {
   }
 
   private static @Nullable String relationText(SqlNode relation, QueryText text) {
-    QueryText.Range range = text.range(relation);
+    QueryText.Range range = relationRange(relation, text);
     if (range == null) {
       return null;
     }
     return relation instanceof SqlJoin ? "(" + text.text(range) + ")" : text.text(range);
+  }
+
+  /**
+   * The text range of a relation of a FROM clause; a join's spans its left relation to its
+   * condition or right relation (the parser places a join at its JOIN keyword or comma alone).
+   */
+  private static QueryText.@Nullable Range relationRange(SqlNode relation, QueryText text) {
+    if (!(relation instanceof SqlJoin join)) {
+      return text.range(relation);
+    }
+    QueryText.Range left = relationRange(join.getLeft(), text);
+    QueryText.Range right =
+        join.getCondition() != null
+            ? text.range(join.getCondition())
+            : relationRange(join.getRight(), text);
+    return left == null || right == null ? null : new QueryText.Range(left.start(), right.end());
   }
 
   /**
