@@ -207,12 +207,34 @@ class JoinRulesTest {
   }
 
   @Test
-  void withoutADeclaredKeyOrWithDeletesNothingIsPruned() throws Exception {
-    DeltaContext ordersDeleted = new DeltaContext(t -> true, t -> false);
+  void aForeignKeyPrunesTheTermOfDeletedReferencedRows() throws Exception {
+    // items.order_id references orders.id; orders only had deletes
+    DeltaContext bothChanged =
+        new DeltaContext(
+            t -> true,
+            t -> false,
+            t -> t.getQualifiedName().get(1).equals("orders"),
+            DeltaContext.CHANGING_TABLES);
+    for (JoinStrategy strategy :
+        List.of(JoinStrategy.INCLUSION_EXCLUSION, JoinStrategy.TELESCOPING)) {
+      DeltaDerivation derivation = DeltaDerivation.of(view(ORDERS_ITEMS), strategy, bothChanged);
+      RelNode delta = derivation.plan();
+      // items' ⋈ Δorders is empty: only the change of items joins, with the previous orders
+      assertThat(JoinTerms.of(view(ORDERS_ITEMS), delta)).containsExactly("+ orders⁻ ⋈ Δitems");
+      assertThat(derivation.prunedTerms())
+          .containsExactly(
+              "left out items' ⋈ Δ(orders): FOREIGN KEY items(order_id) REFERENCES orders(id)"
+                  + " and orders was only deleted from");
+    }
+  }
+
+  @Test
+  void withoutADeclaredKeyOrWithInsertsAndDeletesNothingIsPruned() throws Exception {
+    DeltaContext ordersChanged = new DeltaContext(t -> true, t -> false);
     assertThat(
             explain(
                 DeltaDerivation.derive(
-                    view(ORDERS_ITEMS), JoinStrategy.TELESCOPING, ordersDeleted)))
+                    view(ORDERS_ITEMS), JoinStrategy.TELESCOPING, ordersChanged)))
         .contains("orders_delta", "items_delta");
     // the join is on another column than the declared key
     DeltaContext ordersInserted =

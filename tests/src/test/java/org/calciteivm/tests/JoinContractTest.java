@@ -89,9 +89,15 @@ class JoinContractTest {
                   + "  + orders ⋈ Δitems\n"
                   + "  when every change is an insert: left out items⁻ ⋈ Δ(orders): FOREIGN KEY"
                   + " items(order_id) REFERENCES orders(id) and orders was only inserted into\n"
+                  + "  when every change is a delete: left out items' ⋈ Δ(orders): FOREIGN KEY"
+                  + " items(order_id) REFERENCES orders(id) and orders was only deleted from\n"
                   + "  an insert-only change can give rows of negative weight here: the append"
                   + " path consolidates them first\n"
                   + "delta plan:\n");
+      refreshAndCheck(connection, "lines", query);
+      // deleting an order with its items: the items' change joins the previous orders, alone
+      execute(connection, "DELETE FROM items WHERE order_id = 2");
+      execute(connection, "DELETE FROM orders WHERE id = 2");
       refreshAndCheck(connection, "lines", query);
       // without a declared key nothing is left out
       execute(connection, "CREATE TABLE loose (order_id INTEGER, qty INTEGER)");

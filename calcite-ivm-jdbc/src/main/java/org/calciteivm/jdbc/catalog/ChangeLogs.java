@@ -48,8 +48,9 @@ public final class ChangeLogs {
   /**
    * The query that finds what view {@code viewId} has to consume: one row per base table among
    * {@code inputs} with captured rows the view has not consumed, with the columns {@code table_id},
-   * {@code change_rows} and {@code min_weight} (of those rows, not consolidated: changes that
-   * cancel out still count). It reads the view's pending views, which hold exactly those rows.
+   * {@code change_rows}, {@code min_weight} and {@code max_weight} (of those rows, not
+   * consolidated: changes that cancel out still count). It reads the view's pending views, which
+   * hold exactly those rows.
    */
   public static String pendingChangesSql(int viewId, List<TrackedTable> inputs) {
     String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
@@ -60,7 +61,9 @@ public final class ChangeLogs {
                     + table.id()
                     + " AS table_id, count(*) AS change_rows, min("
                     + weight
-                    + ") AS min_weight FROM "
+                    + ") AS min_weight, max("
+                    + weight
+                    + ") AS max_weight FROM "
                     + table.pendingView(viewId)
                     + " HAVING count(*) > 0")
         .collect(Collectors.joining(" UNION ALL "));

@@ -90,6 +90,11 @@ public final class IvmCatalog {
     }
     boolean programs =
         exists && !DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "programs").isEmpty();
+    if (programs) {
+      missing.addAll(
+          missingColumns(
+              connection, StoredPrograms.TABLE, "programs", StoredPrograms.ADDED_COLUMNS));
+    }
     Optional<Relation> systemView =
         DuckDbCatalog.read(connection).find("main", IvmNames.SYSTEM_VIEW);
     boolean otherBuilds = programs && StoredPrograms.hasOtherBuilds(connection);

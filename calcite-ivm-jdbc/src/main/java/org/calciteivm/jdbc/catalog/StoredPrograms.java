@@ -50,16 +50,32 @@ public final class StoredPrograms {
    *
    * @param changed the tables with a pending change
    * @param insertOnly those of them whose change has only inserts
+   * @param deleteOnly those of them whose change has only deletes
    * @param joins the join expansion
    */
   public record Variant(
-      ImmutableSet<Integer> changed, ImmutableSet<Integer> insertOnly, JoinStrategy joins) {
+      ImmutableSet<Integer> changed,
+      ImmutableSet<Integer> insertOnly,
+      ImmutableSet<Integer> deleteOnly,
+      JoinStrategy joins) {
 
     /** The variant of {@code pending} expanded by {@code joins}. */
     public static Variant of(RefreshProgram.PendingChange pending, JoinStrategy joins) {
-      return new Variant(pending.changedTableIds(), pending.insertOnlyTableIds(), joins);
+      return new Variant(
+          pending.changedTableIds(),
+          pending.insertOnlyTableIds(),
+          pending.deleteOnlyTableIds(),
+          joins);
+    }
+
+    /** The pending change this variant was compiled for. */
+    public RefreshProgram.PendingChange pending() {
+      return new RefreshProgram.PendingChange(changed, insertOnly, deleteOnly);
     }
   }
+
+  /** The columns of {@code programs} added after its first release, with their definitions. */
+  static final List<String> ADDED_COLUMNS = List.of("delete_only INTEGER[]");
 
   static String createSql() {
     return "CREATE TABLE IF NOT EXISTS "
@@ -68,7 +84,9 @@ public final class StoredPrograms {
         + " insert_only INTEGER[] NOT NULL, joins VARCHAR NOT NULL, merge VARCHAR NOT NULL,"
         + " statements VARCHAR[] NOT NULL, terms VARCHAR[] NOT NULL, pruned VARCHAR[] NOT NULL,"
         + " delta_plan VARCHAR NOT NULL, negative_weights BOOLEAN NOT NULL,"
-        + " build VARCHAR NOT NULL)";
+        + " build VARCHAR NOT NULL, "
+        + String.join(", ", ADDED_COLUMNS)
+        + ")";
   }
 
   /** The programs of view {@code viewId} that this build stored, per variant. */
@@ -79,7 +97,7 @@ public final class StoredPrograms {
     try (PreparedStatement s =
         connection.prepareStatement(
             "SELECT changed, insert_only, joins, merge, statements, terms, pruned, delta_plan,"
-                + " negative_weights FROM "
+                + " negative_weights, coalesce(delete_only, []::INTEGER[]) FROM "
                 + TABLE
                 + " WHERE view_id = ? AND build = ?")) {
       s.setInt(1, viewId);
@@ -90,6 +108,7 @@ public final class StoredPrograms {
               new Variant(
                   ImmutableSet.copyOf(integers(rs.getArray(1))),
                   ImmutableSet.copyOf(integers(rs.getArray(2))),
+                  ImmutableSet.copyOf(integers(rs.getArray(10))),
                   JoinStrategy.valueOf(rs.getString(3)));
           statements
               .computeIfAbsent(variant, v -> new LinkedHashMap<>())
@@ -132,7 +151,8 @@ public final class StoredPrograms {
         s.execute(
             "INSERT INTO "
                 + TABLE
-                + " VALUES ("
+                + " (view_id, changed, insert_only, joins, merge, statements, terms, pruned,"
+                + " delta_plan, negative_weights, build, delete_only) VALUES ("
                 + String.join(
                     ", ",
                     String.valueOf(viewId),
@@ -145,7 +165,8 @@ public final class StoredPrograms {
                     stringList(delta.pruned()),
                     IvmNames.literal(delta.deltaPlan()),
                     String.valueOf(delta.negativeWeightsPossible()),
-                    IvmNames.literal(IvmBuild.ID))
+                    IvmNames.literal(IvmBuild.ID),
+                    integerList(variant.deleteOnly()))
                 + ")");
       }
     }

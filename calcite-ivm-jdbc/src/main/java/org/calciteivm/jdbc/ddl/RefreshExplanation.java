@@ -165,6 +165,12 @@ public final class RefreshExplanation {
           .delta()
           .pruned()
           .forEach(p -> lines.add("  when every change is an insert: " + p));
+      program
+          .incremental(
+              new RefreshProgram.PendingChange(changed, ImmutableSet.of(), changed), settings)
+          .delta()
+          .pruned()
+          .forEach(p -> lines.add("  when every change is a delete: " + p));
       if (delta.negativeWeightsPossible()) {
         lines.add(
             "  an insert-only change can give rows of negative weight here: the append path"

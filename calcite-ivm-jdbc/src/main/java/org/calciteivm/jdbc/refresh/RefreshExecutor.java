@@ -178,14 +178,18 @@ public final class RefreshExecutor {
     }
     long rows = 0;
     ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
+    ImmutableSet.Builder<Integer> deleteOnly = ImmutableSet.builder();
     for (PendingInput input : pending.values()) {
       rows += input.rows();
       if (input.minWeight() > 0) {
         insertOnly.add(input.tableId());
+      } else if (input.maxWeight() < 0) {
+        deleteOnly.add(input.tableId());
       }
     }
     RefreshProgram.PendingChange change =
-        new RefreshProgram.PendingChange(ImmutableSet.copyOf(pending.keySet()), insertOnly.build());
+        new RefreshProgram.PendingChange(
+            ImmutableSet.copyOf(pending.keySet()), insertOnly.build(), deleteOnly.build());
     long choosing = System.nanoTime();
     boolean compiles =
         !program.fullRefreshCheaper(change, rows, settings)
@@ -248,7 +252,7 @@ public final class RefreshExecutor {
    * A base table with captured rows the refreshing view has not consumed: a row of {@link
    * ChangeLogs#pendingChangesSql}.
    */
-  private record PendingInput(int tableId, long rows, long minWeight) {}
+  private record PendingInput(int tableId, long rows, long minWeight, long maxWeight) {}
 
   /**
    * The base tables of {@code view} with captured rows the view has not consumed, and how many
@@ -291,7 +295,10 @@ public final class RefreshExecutor {
               pending.put(
                   rs.getInt("table_id"),
                   new PendingInput(
-                      rs.getInt("table_id"), rs.getLong("change_rows"), rs.getLong("min_weight"))));
+                      rs.getInt("table_id"),
+                      rs.getLong("change_rows"),
+                      rs.getLong("min_weight"),
+                      rs.getLong("max_weight"))));
       return pending;
     }
 

@@ -42,9 +42,18 @@ public record RefreshProgram(
    *
    * @param changedTableIds the base tables with captured change rows to apply
    * @param insertOnlyTableIds those of them whose change rows all have a positive weight
+   * @param deleteOnlyTableIds those of them whose change rows all have a negative weight
    */
   public record PendingChange(
-      ImmutableSet<Integer> changedTableIds, ImmutableSet<Integer> insertOnlyTableIds) {
+      ImmutableSet<Integer> changedTableIds,
+      ImmutableSet<Integer> insertOnlyTableIds,
+      ImmutableSet<Integer> deleteOnlyTableIds) {
+
+    /** A pending change none of whose tables is known to be delete-only. */
+    public PendingChange(
+        ImmutableSet<Integer> changedTableIds, ImmutableSet<Integer> insertOnlyTableIds) {
+      this(changedTableIds, insertOnlyTableIds, ImmutableSet.of());
+    }
 
     /** Whether every pending change row has a positive weight. */
     public boolean insertOnly() {

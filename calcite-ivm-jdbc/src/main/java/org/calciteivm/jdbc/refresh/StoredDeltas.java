@@ -81,10 +81,7 @@ public final class StoredDeltas {
     for (Variant variant : variants) {
       if (!programs.containsKey(variant)) {
         RefreshProgram.Delta delta =
-            planned(connection)
-                .compile(
-                    new RefreshProgram.PendingChange(variant.changed(), variant.insertOnly()),
-                    variant.joins());
+            planned(connection).compile(variant.pending(), variant.joins());
         StoredPrograms.store(connection, view.id(), variant, delta);
         programs.put(variant, delta);
       }

@@ -426,6 +426,7 @@ public final class ViewCompiler {
               new Change(
                   qualifiedNames(pending.changedTableIds()),
                   qualifiedNames(pending.insertOnlyTableIds()),
+                  qualifiedNames(pending.deleteOnlyTableIds()),
                   joins));
       // a temporary table: unqualified names find the temporary schema first
       String viewDeltaTable = IvmNames.viewDeltaTable(view.id());

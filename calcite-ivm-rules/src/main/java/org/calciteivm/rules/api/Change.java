@@ -11,19 +11,37 @@ import org.calciteivm.core.JoinStrategy;
  *     (the others are read only as current states; their deltas are taken as empty)
  * @param insertOnlyTables those of them whose delta rows all have a positive weight (declared
  *     foreign keys then prove some join terms empty)
+ * @param deleteOnlyTables those of them whose delta rows all have a negative weight (declared
+ *     foreign keys prove other join terms empty)
  * @param joins the join expansion: {@code INCLUSION_EXCLUSION}, {@code TELESCOPING}, or {@code
  *     AUTO}: the library chooses, telescoping (one term per changed input) when several of the
  *     view's tables changed, inclusion-exclusion (which then reads no previous state) otherwise
  */
 public record Change(
-    Set<List<String>> changedTables, Set<List<String>> insertOnlyTables, JoinStrategy joins) {
+    Set<List<String>> changedTables,
+    Set<List<String>> insertOnlyTables,
+    Set<List<String>> deleteOnlyTables,
+    JoinStrategy joins) {
 
   public Change {
     changedTables = Set.copyOf(changedTables);
     insertOnlyTables = Set.copyOf(insertOnlyTables);
-    if (!changedTables.containsAll(insertOnlyTables)) {
-      throw new IllegalArgumentException("an insert-only table must be among the changed tables");
+    deleteOnlyTables = Set.copyOf(deleteOnlyTables);
+    if (!changedTables.containsAll(insertOnlyTables)
+        || !changedTables.containsAll(deleteOnlyTables)) {
+      throw new IllegalArgumentException(
+          "an insert-only or delete-only table must be among the changed tables");
     }
+    if (insertOnlyTables.stream().anyMatch(deleteOnlyTables::contains)) {
+      throw new IllegalArgumentException(
+          "a changed table cannot be both insert-only and delete-only");
+    }
+  }
+
+  /** A change none of whose tables is known to be delete-only. */
+  public Change(
+      Set<List<String>> changedTables, Set<List<String>> insertOnlyTables, JoinStrategy joins) {
+    this(changedTables, insertOnlyTables, Set.of(), joins);
   }
 
   /** A change to {@code tables}, not known to be insert-only, joins expanded by {@code joins}. */

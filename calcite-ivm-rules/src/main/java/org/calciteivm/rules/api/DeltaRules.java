@@ -41,11 +41,15 @@ public final class DeltaRules {
     return DeltaDerivation.of(plan, joins(plan, change), context).plan();
   }
 
-  /** What the rules are told of {@code change}: the changed and insert-only tables, by name. */
+  /**
+   * What the rules are told of {@code change}: the changed, insert-only and delete-only tables, by
+   * name.
+   */
   static DeltaContext context(Change change, DeltaRelations relations) {
     return new DeltaContext(
         table -> change.changedTables().contains(table.getQualifiedName()),
         table -> change.insertOnlyTables().contains(table.getQualifiedName()),
+        table -> change.deleteOnlyTables().contains(table.getQualifiedName()),
         relations::of);
   }
 

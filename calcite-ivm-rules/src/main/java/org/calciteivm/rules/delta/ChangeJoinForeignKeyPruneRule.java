@@ -28,18 +28,27 @@ import org.immutables.value.Value;
  * Expands the delta of an inner join into the one term left when a declared foreign key proves the
  * other empty; either join expansion may follow it in a program, and applies where it does not.
  *
- * <p>Identity: {@code Δ(Y ⋈ X) = ΔY ⋈ X' + Y⁻ ⋈ ΔX} (telescoping with {@code X} first), so when
- * {@code Y⁻ ⋈ ΔX = ∅}, {@code Δ(Y ⋈ X) = ΔY ⋈ X'}, one term whichever side {@code Y} is on and
- * whichever expansion was asked for (inclusion-exclusion's terms {@code Y' ⋈ ΔX - ΔY ⋈ ΔX} are that
- * empty term). If {@code Y} has no change in this refresh ({@link DeltaContext}), nothing is left.
+ * <p>Identities (the two telescoping orders): {@code Δ(Y ⋈ X) = ΔY ⋈ X' + Y⁻ ⋈ ΔX = ΔY ⋈ X⁻ + Y' ⋈
+ * ΔX}. So when {@code Y⁻ ⋈ ΔX = ∅}, {@code Δ(Y ⋈ X) = ΔY ⋈ X'}, and when {@code Y' ⋈ ΔX = ∅},
+ * {@code Δ(Y ⋈ X) = ΔY ⋈ X⁻}: one term whichever side {@code Y} is on and whichever expansion was
+ * asked for. If {@code Y} has no change in this refresh ({@link DeltaContext}), nothing is left.
  *
- * <p>{@code Y⁻ ⋈ ΔX} is empty when the join condition equates every column of a {@code FOREIGN KEY}
- * of a table {@code F} that {@code Y} reads with the referenced key of a table {@code R}, {@code R}
- * is the only table with a change that {@code X} reads (once), and that change is insert-only: an
- * inserted row of {@code R} has a key no previous row of {@code R} had (the referenced key is
- * unique, and a key deleted and re-inserted would show as a delete), and every previous row of
- * {@code F} references a previous row of {@code R} or has a NULL, which equals nothing. Nothing is
- * pruned without a declared constraint.
+ * <p>Both are empty terms when the join condition equates every column of a {@code FOREIGN KEY} of
+ * a table {@code F} that {@code Y} reads with the referenced key of a table {@code R}, and {@code
+ * R} is the only table with a change that {@code X} reads (once):
+ *
+ * <ul>
+ *   <li>{@code Y⁻ ⋈ ΔX = ∅} if {@code R}'s change is insert-only: an inserted row of {@code R} has
+ *       a key no previous row of {@code R} had (the referenced key is unique, and a key deleted and
+ *       re-inserted would show as a delete), and every previous row of {@code F} references a
+ *       previous row of {@code R} or has a NULL, which equals nothing;
+ *   <li>{@code Y' ⋈ ΔX = ∅} if {@code R}'s change is delete-only: a deleted row of {@code R} has a
+ *       key no current row of {@code R} has (a key deleted and re-inserted would show as an
+ *       insert), and every current row of {@code F} references a current row of {@code R} or has a
+ *       NULL.
+ * </ul>
+ *
+ * Nothing is pruned without a declared constraint, which DuckDB enforces after every statement.
  *
  * <p>The rule has no side effect: {@link DeltaDerivation} reports the terms it left out ({@link
  * #prunedTerm}) by listening to the planner.
@@ -68,10 +77,12 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
     RelBuilder builder = call.builder();
     List<RelNode> terms = new ArrayList<>();
     if (context.changes(y)) {
+      // Y⁻ ⋈ ΔX empty: ΔY ⋈ X'; Y' ⋈ ΔX empty: ΔY ⋈ X⁻
+      Side other = empty.get().againstCurrent() ? ZSetJoins.previous(builder, x) : Side.current(x);
       terms.add(
           changeOnRight
-              ? ZSetJoins.term(builder, join, Side.delta(y), Side.current(x), false)
-              : ZSetJoins.term(builder, join, Side.current(x), Side.delta(y), false));
+              ? ZSetJoins.term(builder, join, Side.delta(y), other, false)
+              : ZSetJoins.term(builder, join, other, Side.delta(y), false));
     }
     call.transformTo(ZSetJoins.sum(builder, terms, change));
   }
@@ -86,35 +97,44 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
   }
 
   /**
-   * The empty term {@code Y⁻ ⋈ ΔX}: {@code X} is the join's right input if {@code changeOnRight}.
+   * The empty term {@code Y⁻ ⋈ ΔX}, or {@code Y' ⋈ ΔX} if {@code againstCurrent}: {@code X} is the
+   * join's right input if {@code changeOnRight}.
    */
-  private record EmptyTerm(boolean changeOnRight, String reason) {}
+  private record EmptyTerm(boolean changeOnRight, boolean againstCurrent, String reason) {}
 
   /** The term of {@code Δjoin} a declared key proves empty, the right input's change first. */
   private static Optional<EmptyTerm> emptyTerm(Join join, DeltaContext context) {
     for (boolean changeOnRight : new boolean[] {true, false}) {
-      Optional<String> reason = emptyAgainstPrevious(join, changeOnRight, context);
+      RelNode x = changeOnRight ? join.getRight() : join.getLeft();
+      List<RelOptTable> changed =
+          JoinTerms.scannedTables(x).stream().filter(context.hasDelta()).toList();
+      if (changed.size() != 1) {
+        continue;
+      }
+      boolean insertOnly = context.insertOnly().test(changed.get(0));
+      if (!insertOnly && !context.deleteOnly().test(changed.get(0))) {
+        continue;
+      }
+      Optional<String> reason = referencedBy(join, changeOnRight, changed.get(0), !insertOnly);
       if (reason.isPresent()) {
-        return Optional.of(new EmptyTerm(changeOnRight, reason.get()));
+        return Optional.of(new EmptyTerm(changeOnRight, !insertOnly, reason.get()));
       }
     }
     return Optional.empty();
   }
 
   /**
-   * Why {@code Y⁻ ⋈ ΔX} is empty, where {@code X} is the right input if {@code changeOnRight}, or
-   * nothing if no declared key proves it.
+   * Why the term joining {@code Y} with the change of {@code referenced}, the only changed table
+   * {@code X} reads, is empty: a foreign key of a table {@code Y} reads that references {@code
+   * referenced} and that the join condition equates; nothing if none does. {@code X} is the right
+   * input if {@code changeOnRight}; the term joins {@code Y'} if {@code againstCurrent}, else
+   * {@code Y⁻}.
    */
-  private static Optional<String> emptyAgainstPrevious(
-      Join join, boolean changeOnRight, DeltaContext context) {
+  private static Optional<String> referencedBy(
+      Join join, boolean changeOnRight, RelOptTable referenced, boolean againstCurrent) {
     RelNode x = changeOnRight ? join.getRight() : join.getLeft();
     RelNode y = changeOnRight ? join.getLeft() : join.getRight();
     List<RelOptTable> xTables = JoinTerms.scannedTables(x);
-    List<RelOptTable> changed = xTables.stream().filter(context.hasDelta()).toList();
-    if (changed.size() != 1 || !context.insertOnly().test(changed.get(0))) {
-      return Optional.empty();
-    }
-    RelOptTable referenced = changed.get(0);
     if (xTables.stream().filter(t -> sameTable(t, referenced)).count() != 1) {
       return Optional.empty();
     }
@@ -148,7 +168,7 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
         if (key.getTargetQualifiedName().equals(referenced.getQualifiedName())
             && key.getColumnPairs().stream()
                 .allMatch(pair -> equated(equalities, source, referenced, pair))) {
-          return Optional.of(describe(y, x, source, referenced, key));
+          return Optional.of(describe(y, x, source, referenced, key, againstCurrent));
         }
       }
     }
@@ -201,7 +221,12 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
   }
 
   private static String describe(
-      RelNode y, RelNode x, RelOptTable source, RelOptTable target, RelReferentialConstraint key) {
+      RelNode y,
+      RelNode x,
+      RelOptTable source,
+      RelOptTable target,
+      RelReferentialConstraint key,
+      boolean againstCurrent) {
     List<String> sourceColumns = new ArrayList<>();
     List<String> targetColumns = new ArrayList<>();
     for (IntPair pair : key.getColumnPairs()) {
@@ -211,7 +236,7 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
     String targetName = last(target);
     return "left out "
         + names(y)
-        + "⁻ ⋈ Δ("
+        + (againstCurrent ? "' ⋈ Δ(" : "⁻ ⋈ Δ(")
         + names(x)
         + "): FOREIGN KEY "
         + last(source)
@@ -223,7 +248,7 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
         + String.join(", ", targetColumns)
         + ") and "
         + targetName
-        + " was only inserted into";
+        + (againstCurrent ? " was only deleted from" : " was only inserted into");
   }
 
   private static String names(RelNode rel) {

@@ -17,18 +17,20 @@ import org.apache.calcite.rel.core.TableScan;
  * <p>Knowing which deltas are empty lets the join rules skip every term that would join an empty
  * delta: an n-way join whose only changed input is one table runs one term.
  *
- * <p>Knowing which changes are insert-only lets {@link ChangeJoinForeignKeyPruneRule} use declared
- * foreign keys.
+ * <p>Knowing which changes are insert-only or delete-only lets {@link
+ * ChangeJoinForeignKeyPruneRule} use declared foreign keys.
  *
  * @param hasDelta whether a table's delta relation may hold rows in this refresh; a table for which
  *     it is false is read only as a current state
  * @param insertOnly whether every row of a table's delta has a positive weight in this refresh
+ * @param deleteOnly whether every row of a table's delta has a negative weight in this refresh
  * @param deltaRelation where a table's delta relation is: its qualified name in the schema the view
  *     is planned in, or empty for a table that never changes
  */
 public record DeltaContext(
     Predicate<RelOptTable> hasDelta,
     Predicate<RelOptTable> insertOnly,
+    Predicate<RelOptTable> deleteOnly,
     Function<RelOptTable, Optional<List<String>>> deltaRelation) {
 
   /** The delta relations {@link ChangingTable}s name; other tables never change. */
@@ -43,17 +45,17 @@ public record DeltaContext(
   public static final DeltaContext EVERY_CHANGING_TABLE =
       new DeltaContext(table -> table.unwrap(ChangingTable.class) != null, table -> false);
 
-  /** The tables {@code hasDelta} have changed, none known to be insert-only. */
+  /** The tables {@code hasDelta} have changed, none known to be insert-only or delete-only. */
   public DeltaContext(Predicate<RelOptTable> hasDelta) {
     this(hasDelta, table -> false);
   }
 
   /**
-   * The tables {@code hasDelta} have changed; their delta relations are named by {@link
-   * ChangingTable}.
+   * The tables {@code hasDelta} have changed, none known to be delete-only; their delta relations
+   * are named by {@link ChangingTable}.
    */
   public DeltaContext(Predicate<RelOptTable> hasDelta, Predicate<RelOptTable> insertOnly) {
-    this(hasDelta, insertOnly, CHANGING_TABLES);
+    this(hasDelta, insertOnly, table -> false, CHANGING_TABLES);
   }
 
   /** The context of the planner running {@code call}, or {@link #EVERY_CHANGING_TABLE}. */
