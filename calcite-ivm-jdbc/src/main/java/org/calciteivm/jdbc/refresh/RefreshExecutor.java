@@ -187,9 +187,13 @@ public final class RefreshExecutor {
         deleteOnly.add(input.tableId());
       }
     }
+    // only a join's terms can be pruned for a delete-only change: a view of one scan keeps the
+    // variants CREATE compiled
     RefreshProgram.PendingChange change =
         new RefreshProgram.PendingChange(
-            ImmutableSet.copyOf(pending.keySet()), insertOnly.build(), deleteOnly.build());
+            ImmutableSet.copyOf(pending.keySet()),
+            insertOnly.build(),
+            program.scannedTableIds().size() > 1 ? deleteOnly.build() : ImmutableSet.of());
     long choosing = System.nanoTime();
     boolean compiles =
         !program.fullRefreshCheaper(change, rows, settings)
