@@ -16,6 +16,7 @@ import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.calciteivm.rules.analysis.RowKeys;
+import org.calciteivm.rules.analysis.UniqueRowsTable;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ class RowKeysTest {
     main.add("l", new Keyed(List.of("oid", "n", "q"), ImmutableBitSet.of(0, 1)));
     main.add("dk", new Keyed(List.of("f", "x"), ImmutableBitSet.of(0)));
     main.add("free", new Keyed(List.of("id", "x"), null));
+    main.add("groups", new Grouped(List.of("g", "h", "total"), ImmutableBitSet.of(0, 1)));
     return main;
   }
 
@@ -83,8 +85,45 @@ class RowKeysTest {
     assertThat(key("SELECT id, COUNT(*) FROM o GROUP BY id")).isEmpty();
   }
 
+  private List<Integer> distinguishing(String sql) throws SQLException {
+    return RowKeys.distinguishing(planner.toRel("v", sql));
+  }
+
+  @Test
+  void groupsAndUniqueColumnsWithNullsDistinguishRowsButAreNoKey() throws SQLException {
+    assertThat(distinguishing("SELECT COUNT(*) AS n, c FROM o GROUP BY c")).containsExactly(1);
+    assertThat(distinguishing("SELECT DISTINCT q, oid FROM l")).containsExactly(0, 1);
+    assertThat(distinguishing("SELECT c, COUNT(*) FROM o GROUP BY c, f")).isEmpty();
+    // a declared key still counts
+    assertThat(distinguishing("SELECT c, id FROM o")).containsExactly(1);
+    // unique columns of a relation, which may hold NULLs: no key to find rows by
+    assertThat(distinguishing("SELECT total, h, g FROM groups")).containsExactly(1, 2);
+    assertThat(key("SELECT total, h, g FROM groups")).isEmpty();
+    // joined NULL-safely on all of them (Calcite writes IS NOT DISTINCT FROM out)
+    assertThat(
+            distinguishing(
+                "SELECT a.g, a.h, b.total FROM groups a JOIN groups b"
+                    + " ON a.g IS NOT DISTINCT FROM b.g AND a.h IS NOT DISTINCT FROM b.h"))
+        .containsExactly(0, 1);
+  }
+
+  /** A table of INTEGER columns whose rows are unique on {@code unique}, NULLs allowed. */
+  private static final class Grouped extends Keyed implements UniqueRowsTable {
+    private final ImmutableBitSet unique;
+
+    Grouped(List<String> columns, ImmutableBitSet unique) {
+      super(columns, null);
+      this.unique = unique;
+    }
+
+    @Override
+    public List<ImmutableBitSet> uniqueColumns() {
+      return List.of(unique);
+    }
+  }
+
   /** A table of INTEGER columns (DOUBLE for {@code f}) with a declared key, or none. */
-  private static final class Keyed extends AbstractTable {
+  private static class Keyed extends AbstractTable {
     private final List<String> columns;
     private final ImmutableBitSet key;
 

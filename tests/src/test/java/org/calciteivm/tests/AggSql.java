@@ -166,16 +166,21 @@ final class AggSql {
 
   /**
    * A window function over the query's groups that reads its aggregates: a rank by an exact
-   * aggregate, or a sum of a count over a partition of the groups (by the first key, if any).
+   * aggregate, or a sum of a count over a partition of the groups (by the first key, if any); with
+   * keys, also a function of the row's position ordered by all the keys (groups never tie in them).
    */
   private String windowOverGroups(List<String> keys) {
     String partition =
         keys.isEmpty() || random.nextBoolean() ? "" : "PARTITION BY " + keys.get(0) + " ";
     String exact = random.nextBoolean() ? "COUNT(*)" : "SUM(" + exactNumeric() + ")";
-    return switch (random.nextInt(3)) {
+    String allKeys = String.join(", ", keys);
+    return switch (random.nextInt(keys.isEmpty() ? 3 : 5)) {
       case 0 -> "RANK() OVER (" + partition + "ORDER BY " + exact + " DESC)";
       case 1 -> "DENSE_RANK() OVER (" + partition + "ORDER BY " + exact + ")";
-      default -> "SUM(COUNT(*)) OVER (" + partition.trim() + ")";
+      case 2 -> "SUM(COUNT(*)) OVER (" + partition.trim() + ")";
+      case 3 -> "LAG(" + exact + ") OVER (" + partition + "ORDER BY " + allKeys + ")";
+      default ->
+          "ROW_NUMBER() OVER (" + partition + "ORDER BY " + exact + " DESC, " + allKeys + ")";
     };
   }
 

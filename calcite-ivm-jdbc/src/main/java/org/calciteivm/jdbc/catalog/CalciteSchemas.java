@@ -1,5 +1,9 @@
 package org.calciteivm.jdbc.catalog;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -18,6 +22,7 @@ import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.mapping.IntPair;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.rules.analysis.UniqueRowsTable;
 import org.calciteivm.rules.delta.ChangeOf;
 import org.calciteivm.rules.delta.ChangingTable;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -81,8 +86,14 @@ public final class CalciteSchemas {
     }
   }
 
-  /** The schema for {@code catalog}, in which {@code tracked} tables are changing. */
-  public static PlanningSchema build(DuckDbCatalog catalog, Collection<TrackedTable> tracked) {
+  /**
+   * The schema for {@code catalog}, the relations of the database of {@code connection}, in which
+   * {@code tracked} tables are changing.
+   */
+  public static PlanningSchema build(
+      Connection connection, DuckDbCatalog catalog, Collection<TrackedTable> tracked)
+      throws SQLException {
+    Map<List<String>, List<Integer>> uniqueColumns = uniqueColumns(connection);
     SchemaPlus root = CalciteSchema.createRootSchema(false, false).plus();
     root.add(IvmNames.SCHEMA, new AbstractSchema());
     PlanningSchema planning = new PlanningSchema(root);
@@ -93,15 +104,55 @@ public final class CalciteSchemas {
       }
       Statistic statistic =
           Statistics.of(null, keys(relation), referentialConstraints(catalog, relation), null);
+      List<Integer> unique =
+          uniqueColumns.getOrDefault(List.of(relation.schema(), relation.name()), List.of());
       // a view is changing too once tracked: the user view of a materialized view that another
       // materialized view reads
-      schema.add(relation.name(), new DuckDbBaseTable(relation, statistic, planning));
+      schema.add(
+          relation.name(),
+          new DuckDbBaseTable(
+              relation,
+              statistic,
+              unique.isEmpty() ? List.of() : List.of(ImmutableBitSet.of(unique)),
+              planning));
     }
     tracked.forEach(planning::track);
     if (root.getSubSchema("main") == null) {
       root.add("main", new AbstractSchema());
     }
     return planning;
+  }
+
+  /**
+   * Per materialized view that records them, keyed by the schema and name of its user view (for a
+   * hidden view, in {@link IvmNames#SCHEMA}), the positions of its columns no two of its rows agree
+   * on, NULL equal to NULL: an aggregate view's group keys, a DISTINCT view's columns. Planning a
+   * view over such a view knows from them that ordering by them leaves no ties.
+   */
+  private static Map<List<String>, List<Integer>> uniqueColumns(Connection connection)
+      throws SQLException {
+    Map<List<String>, List<Integer>> unique = new HashMap<>();
+    if (!DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, "views")
+        .contains("unique_columns")) {
+      return unique; // a read-only catalog of an earlier version
+    }
+    try (Statement s = connection.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT CASE WHEN owner_view_id IS NULL THEN schema_name ELSE "
+                    + IvmNames.literal(IvmNames.SCHEMA)
+                    + " END, view_name, unique_columns FROM "
+                    + IvmCatalog.VIEWS
+                    + " WHERE len(unique_columns) > 0")) {
+      while (rs.next()) {
+        List<Integer> columns = new ArrayList<>();
+        for (Object column : (Object[]) rs.getArray(3).getArray()) {
+          columns.add(((Number) column).intValue());
+        }
+        unique.put(List.of(rs.getString(1), rs.getString(2)), columns);
+      }
+    }
+    return unique;
   }
 
   /**
@@ -165,14 +216,24 @@ public final class CalciteSchemas {
     return builder.build();
   }
 
-  /** A DuckDB table or view as Calcite sees it: a row type, nothing to execute. */
-  static class DuckDbTable extends AbstractTable {
+  /**
+   * A DuckDB table or view as Calcite sees it: a row type, its declared keys and the unique columns
+   * of a materialized view, nothing to execute.
+   */
+  static class DuckDbTable extends AbstractTable implements UniqueRowsTable {
     final Relation relation;
     private final Statistic statistic;
+    private final List<ImmutableBitSet> uniqueColumns;
 
-    DuckDbTable(Relation relation, Statistic statistic) {
+    DuckDbTable(Relation relation, Statistic statistic, List<ImmutableBitSet> uniqueColumns) {
       this.relation = relation;
       this.statistic = statistic;
+      this.uniqueColumns = uniqueColumns;
+    }
+
+    @Override
+    public List<ImmutableBitSet> uniqueColumns() {
+      return uniqueColumns;
     }
 
     @Override
@@ -193,8 +254,12 @@ public final class CalciteSchemas {
   static final class DuckDbBaseTable extends DuckDbTable implements ChangingTable {
     private final PlanningSchema planning;
 
-    DuckDbBaseTable(Relation relation, Statistic statistic, PlanningSchema planning) {
-      super(relation, statistic);
+    DuckDbBaseTable(
+        Relation relation,
+        Statistic statistic,
+        List<ImmutableBitSet> uniqueColumns,
+        PlanningSchema planning) {
+      super(relation, statistic, uniqueColumns);
       this.planning = planning;
     }
 
@@ -223,7 +288,7 @@ public final class CalciteSchemas {
   /** A Z-set of a table's rows: its columns and a weight. */
   static final class ZSetTable extends DuckDbTable {
     ZSetTable(Relation relation) {
-      super(relation, Statistics.UNKNOWN);
+      super(relation, Statistics.UNKNOWN, List.of());
     }
 
     @Override

@@ -62,7 +62,8 @@ public final class IvmCatalog {
           "owner_view_id INTEGER",
           "refresh_timing VARCHAR NOT NULL DEFAULT 'deferred'",
           "refresh_interval_ms BIGINT NOT NULL DEFAULT 0",
-          "schema_name VARCHAR NOT NULL DEFAULT 'main'");
+          "schema_name VARCHAR NOT NULL DEFAULT 'main'",
+          "unique_columns INTEGER[]");
 
   /** The columns of {@code view_inputs} added after its first release. */
   private static final List<String> ADDED_INPUT_COLUMNS = List.of("columns_read VARCHAR[]");
@@ -367,7 +368,9 @@ public final class IvmCatalog {
    * Registers view {@code id} ({@link #newViewId}), whose stored table has the hidden columns
    * {@code hiddenColumns}, and its inputs, each with watermark {@code watermarks[i]} and the
    * columns of it the view reads, {@code columnsRead[i]}. A hidden view names the view that owns
-   * it, {@code ownerViewId}; a user's view has none (null).
+   * it, {@code ownerViewId}; a user's view has none (null). {@code uniqueColumns} are the positions
+   * of columns of the view no two of its rows agree on (NULL equal to NULL), empty if none is
+   * known.
    */
   public static void addView(
       Connection connection,
@@ -380,17 +383,22 @@ public final class IvmCatalog {
       List<String> hiddenColumns,
       List<Integer> tableIds,
       List<Long> watermarks,
-      List<? extends Collection<String>> columnsRead)
+      List<? extends Collection<String>> columnsRead,
+      List<Integer> uniqueColumns)
       throws SQLException {
     try (PreparedStatement s =
         connection.prepareStatement(
             "INSERT INTO "
                 + VIEWS
                 + " (view_id, view_name, query, strategy, created_at, hidden_columns,"
-                + " owner_view_id, schema_name) VALUES (?, ?, ?, ?,"
+                + " owner_view_id, schema_name, unique_columns) VALUES (?, ?, ?, ?,"
                 + " timezone('UTC', current_timestamp), "
                 + listLiteral(hiddenColumns)
-                + ", ?, ?)")) {
+                + ", ?, ?, "
+                + uniqueColumns.stream()
+                    .map(String::valueOf)
+                    .collect(Collectors.joining(", ", "[", "]::INTEGER[]"))
+                + ")")) {
       s.setInt(1, id);
       s.setString(2, name);
       s.setString(3, query);

@@ -41,6 +41,7 @@ import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
+import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -175,17 +176,26 @@ public final class MaterializedViews {
             : new Definition(requested.schema(), name, expanded, expanded, requested.owner());
     IvmCatalog.ensureExists(duckDb);
     CatalogSnapshot catalog = IvmCatalog.load(duckDb);
-    ViewCompiler compiler;
-    int id;
-    boolean splits = false;
+    ViewCompiler compiler = null;
+    SQLException refusal = null;
     try {
       compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
-      id = IvmCatalog.newViewId(duckDb);
-    } catch (UnsupportedViewException refusal) {
-      if (!ViewAnalyzer.needsIntermediateStates(refusal)) {
-        throw refusal;
+    } catch (UnsupportedViewException e) {
+      if (!ViewAnalyzer.needsIntermediateStates(e)) {
+        throw e;
       }
-      id = IvmCatalog.newViewId(duckDb);
+      refusal = e;
+    } catch (SQLException e) {
+      if (!ViewSqlPlanner.CALCITE_FAILED.equals(e.getSQLState())) {
+        throw e;
+      }
+      // Calcite fails on some whole queries whose pieces it plans (an IN list in an aggregate
+      // that a window function orders by): the split below may plan
+      refusal = e;
+    }
+    int id = IvmCatalog.newViewId(duckDb);
+    boolean splits = false;
+    if (compiler == null) {
       IntermediateStates.Split split =
           IntermediateStates.split(
               definition.query(),
@@ -275,7 +285,8 @@ public final class MaterializedViews {
         compiler.hiddenColumns(),
         tableIds,
         watermarks,
-        columnsRead);
+        columnsRead,
+        compiler.uniqueColumns());
     SystemView.replace(duckDb);
     ViewEntry view =
         new ViewEntry(

@@ -31,6 +31,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
@@ -136,7 +137,7 @@ public final class ViewCompiler {
       DuckDbFunctions functions)
       throws SQLException {
     CalciteSchemas.PlanningSchema schema =
-        CalciteSchemas.build(DuckDbCatalog.read(connection), tracked);
+        CalciteSchemas.build(connection, DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
         new ViewSqlPlanner(
             schema.root().getSubSchema("main"), DuckDbTypeSystem.INSTANCE, functions);
@@ -172,6 +173,15 @@ public final class ViewCompiler {
   /** What the analysis found: base tables, strategy, aggregate. */
   public ViewAnalyzer.Analysis analysis() {
     return analysis;
+  }
+
+  /**
+   * The positions of the view's columns no two of its rows agree on, NULL equal to NULL (an
+   * aggregate's group keys, a DISTINCT view's columns, a key of its base tables); empty if none is
+   * known. Views over this one order by them without ties.
+   */
+  public ImmutableList<Integer> uniqueColumns() {
+    return RowKeys.distinguishing(plan);
   }
 
   /** The columns of the stored view that users do not see (aggregate state). */

@@ -9,12 +9,15 @@ import java.util.TreeSet;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
@@ -34,36 +37,64 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * and those columns are a key of it. Equalities of approximate numbers do not count ({@code 0.0 =
  * -0.0} holds between distinct values). Any other operator, or a scan of a relation without a
  * declared key, gives no key.
+ *
+ * <p>{@link #distinguishing} also takes the unique columns of scanned relations that no constraint
+ * declares ({@link UniqueRowsTable}), which may hold NULLs: columns no two rows agree on, NULL
+ * equal to NULL, enough to order rows without ties but not to find them by {@code =}. It also knows
+ * the rows of an aggregate: one per group.
  */
 public final class RowKeys {
   /** A column of one scan of the plan (a self-join scans a table twice: two scans). */
   private record Origin(int scan, int column) {}
 
-  private final List<RelOptTable> scans = new ArrayList<>();
+  /** Per scan (or aggregate), the sets of its columns that identify its rows. */
+  private final List<List<ImmutableBitSet>> scans = new ArrayList<>();
+
   private final Map<Origin, Origin> parent = new HashMap<>();
 
-  private RowKeys() {}
+  /** Whether keys may hold NULLs ({@link #distinguishing}). */
+  private final boolean nullable;
+
+  private RowKeys(boolean nullable) {
+    this.nullable = nullable;
+  }
 
   /**
    * The output columns of {@code plan} that form a key of its rows, in order: for every scan, one
    * output column per column of one of its keys; empty if the plan has no key that this finds.
    */
   public static ImmutableList<Integer> of(RelNode plan) {
-    RowKeys keys = new RowKeys();
-    List<@Nullable Origin> outputs = keys.origins(plan);
-    return outputs == null ? ImmutableList.of() : keys.keyColumns(outputs);
+    return new RowKeys(false).find(plan);
+  }
+
+  /**
+   * The output columns of {@code plan} on which no two of its rows agree, NULL taken as equal to
+   * NULL, in order: a key ({@link #of}), or one that also rests on unique columns of the relations
+   * it scans that may hold NULLs ({@link UniqueRowsTable}) or on the groups of an aggregate; empty
+   * if this finds none. Ordering by these columns leaves no ties.
+   */
+  public static ImmutableList<Integer> distinguishing(RelNode plan) {
+    return new RowKeys(true).find(plan);
+  }
+
+  private ImmutableList<Integer> find(RelNode plan) {
+    List<@Nullable Origin> outputs = origins(plan);
+    return outputs == null ? ImmutableList.of() : keyColumns(outputs);
   }
 
   /** Where each output column of {@code rel} comes from unchanged; null for an unknown shape. */
   private @Nullable List<@Nullable Origin> origins(RelNode rel) {
     if (rel instanceof TableScan scan) {
-      int index = scans.size();
-      scans.add(scan.getTable());
-      List<@Nullable Origin> columns = new ArrayList<>();
-      for (int i = 0; i < scan.getRowType().getFieldCount(); i++) {
-        columns.add(new Origin(index, i));
-      }
-      return columns;
+      return newScan(scan.getRowType().getFieldCount(), declaredKeys(scan.getTable()));
+    }
+    if (nullable
+        && rel instanceof Aggregate aggregate
+        && aggregate.getGroupType() == Aggregate.Group.SIMPLE
+        && !aggregate.getGroupSet().isEmpty()) {
+      // one row per group: the group columns come first in its output
+      return newScan(
+          aggregate.getRowType().getFieldCount(),
+          List.of(ImmutableBitSet.range(aggregate.getGroupCount())));
     }
     if (rel instanceof Project project) {
       List<@Nullable Origin> input = origins(project.getInput());
@@ -76,10 +107,17 @@ public final class RowKeys {
       }
       return columns;
     }
+    if (rel instanceof Sort sort && sort.fetch == null && sort.offset == null) {
+      return origins(sort.getInput());
+    }
     if (rel instanceof Filter filter) {
       List<@Nullable Origin> input = origins(filter.getInput());
       if (input != null) {
-        equate(filter.getCondition(), input, filter.getInput().getRowType());
+        equate(
+            filter.getCondition(),
+            input,
+            filter.getInput().getRowType(),
+            filter.getCluster().getRexBuilder());
       }
       return input;
     }
@@ -91,15 +129,49 @@ public final class RowKeys {
       }
       List<@Nullable Origin> columns = new ArrayList<>(left);
       columns.addAll(right);
-      equate(join.getCondition(), columns, join.getRowType());
+      equate(join.getCondition(), columns, join.getRowType(), join.getCluster().getRexBuilder());
       return columns;
     }
     return null;
   }
 
+  /** The columns of a new scan with {@code keys}, each its own origin. */
+  private List<@Nullable Origin> newScan(int columnCount, List<ImmutableBitSet> keys) {
+    int index = scans.size();
+    scans.add(keys);
+    List<@Nullable Origin> columns = new ArrayList<>();
+    for (int i = 0; i < columnCount; i++) {
+      columns.add(new Origin(index, i));
+    }
+    return columns;
+  }
+
+  /** The keys of {@code table}: declared, and unique columns with NULLs if those count here. */
+  private List<ImmutableBitSet> declaredKeys(RelOptTable table) {
+    List<ImmutableBitSet> keys = new ArrayList<>();
+    List<ImmutableBitSet> declared = table.getKeys();
+    if (declared != null) {
+      keys.addAll(declared);
+    }
+    UniqueRowsTable unique = table.unwrap(UniqueRowsTable.class);
+    if (nullable && unique != null) {
+      keys.addAll(unique.uniqueColumns());
+    }
+    return keys;
+  }
+
   /** Puts the columns that the equality conjuncts of {@code condition} equate in one class. */
-  private void equate(RexNode condition, List<@Nullable Origin> columns, RelDataType rowType) {
-    for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
+  private void equate(
+      RexNode condition,
+      List<@Nullable Origin> columns,
+      RelDataType rowType,
+      RexBuilder rexBuilder) {
+    for (RexNode written : RelOptUtil.conjunctions(condition)) {
+      // Calcite writes IS NOT DISTINCT FROM out as a CASE or an OR of IS NULLs
+      RexNode conjunct =
+          written instanceof RexCall call
+              ? RelOptUtil.collapseExpandedIsNotDistinctFromExpr(call, rexBuilder)
+              : written;
       if ((conjunct.getKind() == SqlKind.EQUALS
               || conjunct.getKind() == SqlKind.IS_NOT_DISTINCT_FROM)
           && conjunct instanceof RexCall call
@@ -141,8 +213,7 @@ public final class RowKeys {
     TreeSet<Integer> key = new TreeSet<>();
     for (int scan = 0; scan < scans.size(); scan++) {
       List<Integer> determined = null;
-      List<ImmutableBitSet> declared = scans.get(scan).getKeys();
-      for (ImmutableBitSet candidate : declared == null ? List.<ImmutableBitSet>of() : declared) {
+      for (ImmutableBitSet candidate : scans.get(scan)) {
         List<Integer> columns = new ArrayList<>();
         for (int column : candidate) {
           Integer output = projected.get(find(new Origin(scan, column)));

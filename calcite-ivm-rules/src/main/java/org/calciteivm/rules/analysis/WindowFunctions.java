@@ -81,9 +81,12 @@ final class WindowFunctions {
     return found[0];
   }
 
-  /** Whether the partition and order columns of {@code over} hold a key of the window's input. */
+  /**
+   * Whether the partition and order columns of {@code over} hold columns no two rows of the
+   * window's input agree on ({@link RowKeys#distinguishing}), so that none tie.
+   */
   static boolean orderedByKey(RexOver over, Project window) {
-    List<Integer> key = RowKeys.of(window.getInput());
+    List<Integer> key = RowKeys.distinguishing(window.getInput());
     if (key.isEmpty()) {
       return false;
     }

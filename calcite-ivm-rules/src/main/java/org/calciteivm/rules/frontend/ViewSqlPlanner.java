@@ -69,6 +69,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * Calcite's semantics instead of DuckDB's (no constant folding, no simplification).
  */
 public final class ViewSqlPlanner {
+  /** The SQLState of a view Calcite failed to plan with an internal error (not a refusal). */
+  public static final String CALCITE_FAILED = "XX000";
+
   /**
    * How view SQL is parsed: Calcite's Babel parser with DuckDB's identifier rules (double quotes,
    * case kept as written, names matched ignoring case).
@@ -178,7 +181,7 @@ public final class ViewSqlPlanner {
               + " ("
               + e.getClass().getSimpleName()
               + " in Apache Calcite)",
-          "XX000",
+          CALCITE_FAILED,
           e);
     }
   }
