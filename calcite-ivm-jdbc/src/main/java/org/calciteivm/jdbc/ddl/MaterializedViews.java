@@ -35,6 +35,7 @@ import org.calciteivm.jdbc.refresh.GroupingSets;
 import org.calciteivm.jdbc.refresh.IntermediateStates;
 import org.calciteivm.jdbc.refresh.QueryRewrites;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
+import org.calciteivm.jdbc.refresh.TopRows;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
 import org.calciteivm.jdbc.sql.ObjectName;
@@ -120,13 +121,18 @@ public final class MaterializedViews {
                       + query;
               return connection.atomically(
                   () -> {
-                    Created made =
-                        createInTransaction(
-                            database,
-                            duckDb,
-                            new Definition(name.schema(), name.name(), query, inPlace, null),
-                            connection.settings(),
-                            replanned);
+                    Created made;
+                    try {
+                      made =
+                          createInTransaction(
+                              database,
+                              duckDb,
+                              new Definition(name.schema(), name.name(), query, inPlace, null),
+                              connection.settings(),
+                              replanned);
+                    } catch (SQLException failure) {
+                      throw TopRows.explain(failure, name.name(), statement.query());
+                    }
                     if (timing != RefreshTiming.DEFERRED) {
                       ViewSchedules.setTiming(duckDb, made.view().id(), timing);
                     }

@@ -9,8 +9,9 @@ import java.sql.SQLException;
  * ListLiterals}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
  * ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
  * NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}), scalar
- * subqueries moved into FROM ({@link ScalarSubqueries}). Grouping sets are written out later, per
- * definition ({@link GroupingSets}), since they need the query's column types.
+ * subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code ORDER BY ... LIMIT} as a
+ * {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets are written out later,
+ * per definition ({@link GroupingSets}), since they need the query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -22,7 +23,8 @@ public final class QueryRewrites {
             SemiAntiJoins.rewrite(
                 ListLiterals.rewrite(DistinctOn.rewrite(FromFirst.rewrite(query)))),
             functions);
-    return ScalarSubqueries.rewrite(
-        OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions);
+    return TopRows.rewrite(
+        ScalarSubqueries.rewrite(
+            OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions));
   }
 }

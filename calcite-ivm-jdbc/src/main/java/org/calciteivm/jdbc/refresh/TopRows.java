@@ -1,0 +1,246 @@
+package org.calciteivm.jdbc.refresh;
+
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.util.Util;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.jdbc.sql.SqlLexer;
+import org.calciteivm.jdbc.sql.SqlToken;
+
+/**
+ * A view's {@code ORDER BY ... LIMIT n [OFFSET m]}, written as the window filter it means, so that
+ * the rules maintain it as a window function: {@code q ORDER BY o LIMIT n OFFSET m} becomes {@code
+ * SELECT * FROM (q) AS top_rows QUALIFY ROW_NUMBER() OVER (ORDER BY o) BETWEEN m + 1 AND m + n
+ * ORDER BY o}. Identity: the rows a {@code LIMIT} keeps are those numbered {@code m + 1} to {@code
+ * m + n} in the query's order; the last {@code ORDER BY} only orders the view when it is read.
+ *
+ * <p>A window without {@code PARTITION BY} is one partition: a refresh that touches {@code q}'s
+ * rows recomputes the top rows from {@code q}. When {@code q} aggregates, its groups are kept as a
+ * hidden view ({@link IntermediateStates}) and the top rows are recomputed from that state, not
+ * from the base tables. Where rows tie in {@code o}, which of them a {@code LIMIT} keeps is up to
+ * DuckDB, so the view is refused unless {@code o} holds columns that identify the rows (a declared
+ * key, or the group keys of an aggregate), as {@code ROW_NUMBER} is ({@link #explain}). A {@code
+ * LIMIT} without {@code ORDER BY} keeps arbitrary rows and is refused. Done for the outermost
+ * query; CREATE stores the rewritten query.
+ */
+public final class TopRows {
+  /** The construct the analysis names when the rows a {@code ROW_NUMBER} numbers can tie. */
+  private static final String TIED_ROW_NUMBER =
+      "window function ROW_NUMBER(...) OVER (...) whose ORDER BY can tie";
+
+  private TopRows() {}
+
+  /**
+   * {@code query} with its outermost {@code ORDER BY ... LIMIT/OFFSET} written as a {@code QUALIFY}
+   * filter over it; {@code query} itself if it has no {@code LIMIT} or {@code OFFSET}.
+   *
+   * @throws SQLException for a {@code LIMIT} or {@code OFFSET} without {@code ORDER BY}, one that
+   *     is not a whole number, or an {@code ORDER BY} with a column's position
+   */
+  public static String rewrite(String query) throws SQLException {
+    List<SqlToken> tokens = SqlLexer.tokenize(query);
+    int end = tokens.size();
+    int orderBy = -1;
+    int limit = -1;
+    int offset = -1;
+    int depth = 0;
+    for (int i = 0; i < tokens.size(); i++) {
+      SqlToken token = tokens.get(i);
+      if (token.isSymbol("(")) {
+        depth++;
+      } else if (token.isSymbol(")")) {
+        depth--;
+      } else if (token.kind() == SqlToken.Kind.SEMICOLON) {
+        end = i;
+        break;
+      } else if (depth == 0
+          && token.isKeyword("ORDER")
+          && i + 1 < tokens.size()
+          && tokens.get(i + 1).isKeyword("BY")) {
+        orderBy = i;
+      } else if (depth == 0 && token.isKeyword("LIMIT")) {
+        limit = i;
+      } else if (depth == 0 && token.isKeyword("OFFSET")) {
+        offset = i;
+      }
+    }
+    if (limit < 0 && offset < 0) {
+      return query;
+    }
+    int clauses = limit < 0 ? offset : offset < 0 ? limit : Math.min(limit, offset);
+    if (orderBy < 0 || orderBy > clauses) {
+      throw new SQLException(
+          "LIMIT or OFFSET without ORDER BY in a materialized view is not supported: which rows"
+              + " it keeps would be up to DuckDB; add an ORDER BY on columns that identify the rows",
+          "0A000");
+    }
+    long count = limit < 0 ? -1 : wholeNumber(tokens, limit, end, "LIMIT");
+    long skipped = offset < 0 ? 0 : wholeNumber(tokens, offset, end, "OFFSET");
+    checkNoPositions(tokens, orderBy + 2, clauses);
+    String body = query.substring(0, tokens.get(orderBy).start()).strip();
+    String order =
+        selectedNames(
+            body, query.substring(tokens.get(orderBy + 2).start(), tokens.get(clauses - 1).end()));
+    String rowNumber = "ROW_NUMBER() OVER (ORDER BY " + order + ")";
+    String kept =
+        count < 0
+            ? rowNumber + " > " + skipped
+            : rowNumber + " BETWEEN " + (skipped + 1) + " AND " + (skipped + count);
+    return "SELECT * FROM (" + body + ") AS top_rows QUALIFY " + kept + " ORDER BY " + order;
+  }
+
+  /**
+   * {@code failure} to create the view whose query a user wrote as {@code written}, said in the
+   * terms of the {@code ORDER BY ... LIMIT} it came from if {@link #rewrite} wrote one: a refusal
+   * of a {@code ROW_NUMBER} whose order can tie, or a column the {@code ORDER BY} names that the
+   * query does not select (the filter orders the query's rows, outside it); {@code failure}
+   * otherwise.
+   */
+  public static SQLException explain(SQLException failure, String viewName, String written)
+      throws SQLException {
+    if (rewrite(written).equals(written)) {
+      return failure;
+    }
+    if (failure instanceof UnsupportedViewException refusal
+        && refusal.construct().equals(TIED_ROW_NUMBER)) {
+      return UnsupportedViewException.notYet(
+          viewName,
+          "ORDER BY ... LIMIT whose ORDER BY can tie",
+          "which of the tied rows the LIMIT keeps would be up to DuckDB; add to the ORDER BY"
+              + " columns that identify the rows: a declared primary key, or the GROUP BY keys");
+    }
+    if (failure instanceof SQLSyntaxErrorException && "42000".equals(failure.getSQLState())) {
+      return new SQLSyntaxErrorException(
+          failure.getMessage()
+              + " (with LIMIT, a materialized view's ORDER BY names columns the view selects, by"
+              + " their names in the result: select the column, or order by its alias)",
+          failure.getSQLState(),
+          failure);
+    }
+    return failure;
+  }
+
+  /**
+   * {@code order}, the items of the {@code ORDER BY} of {@code body}, with each expression that is
+   * a select item of {@code body} as written ({@code ORDER BY t.x} for {@code SELECT t.x}) replaced
+   * by that item's name in the result, which is how the filter over {@code body} sees it. SQL
+   * resolves an {@code ORDER BY} item against the select list first, so this changes nothing of its
+   * meaning; other items are left as they are.
+   */
+  private static String selectedNames(String body, String order) throws SQLException {
+    SqlSelect select = QueryText.outermostSelect(body);
+    if (select == null) {
+      return order;
+    }
+    QueryText text = new QueryText(body);
+    Map<String, String> names = new HashMap<>();
+    for (SqlNode item : select.getSelectList()) {
+      SqlNode expression = item;
+      String name = null;
+      if (item.getKind() == SqlKind.AS && item instanceof SqlCall as) {
+        expression = as.operand(0);
+        name = ((SqlIdentifier) as.operand(1)).getSimple();
+      } else if (item instanceof SqlIdentifier identifier && !identifier.isStar()) {
+        name = Util.last(identifier.names);
+      }
+      QueryText.Range range = name == null ? null : text.range(expression);
+      if (range != null) {
+        names.putIfAbsent(normalized(SqlLexer.tokenize(text.text(range))), name);
+      }
+    }
+    List<SqlToken> tokens = SqlLexer.tokenize(order);
+    StringBuilder resolved = new StringBuilder();
+    int copied = 0;
+    int depth = 0;
+    int itemStart = 0;
+    for (int i = 0; i <= tokens.size(); i++) {
+      boolean itemEnds = i == tokens.size() || depth == 0 && tokens.get(i).isSymbol(",");
+      if (!itemEnds) {
+        depth += tokens.get(i).isSymbol("(") ? 1 : tokens.get(i).isSymbol(")") ? -1 : 0;
+        continue;
+      }
+      int last = i - 1;
+      while (last > itemStart && DIRECTIONS.contains(tokens.get(last).upper())) {
+        last--;
+      }
+      String name = names.get(normalized(tokens.subList(itemStart, last + 1)));
+      if (name != null && last > itemStart) { // more than one token: not the name itself
+        resolved.append(order, copied, tokens.get(itemStart).start()).append(IvmNames.quote(name));
+        copied = tokens.get(last).end();
+      }
+      itemStart = i + 1;
+    }
+    return resolved.append(order.substring(copied)).toString();
+  }
+
+  /** The words that may follow an {@code ORDER BY} item's expression. */
+  private static final Set<String> DIRECTIONS = Set.of("ASC", "DESC", "NULLS", "FIRST", "LAST");
+
+  /** {@code tokens} as one text that ignores spacing and the case of unquoted words. */
+  private static String normalized(List<SqlToken> tokens) {
+    StringBuilder text = new StringBuilder();
+    for (SqlToken token : tokens) {
+      text.append(token.kind() == SqlToken.Kind.WORD ? token.upper() : token.text()).append(' ');
+    }
+    return text.toString();
+  }
+
+  /** The whole number after the {@code LIMIT} or {@code OFFSET} at {@code at}. */
+  private static long wholeNumber(List<SqlToken> tokens, int at, int end, String clause)
+      throws SQLException {
+    boolean number =
+        at + 1 < end
+            && tokens.get(at + 1).kind() == SqlToken.Kind.NUMBER
+            && tokens.get(at + 1).text().chars().allMatch(Character::isDigit)
+            && (at + 2 == end
+                || tokens.get(at + 2).isKeyword("LIMIT")
+                || tokens.get(at + 2).isKeyword("OFFSET"));
+    if (!number) {
+      throw new SQLException(
+          clause
+              + " in a materialized view must be followed by a whole number (not an expression,"
+              + " a parameter or a percentage)",
+          "0A000");
+    }
+    try {
+      return Long.parseLong(tokens.get(at + 1).text());
+    } catch (NumberFormatException e) {
+      throw new SQLException(clause + " " + tokens.get(at + 1).text() + " is too large", "22003");
+    }
+  }
+
+  /**
+   * Refuses an item of the {@code ORDER BY} between {@code from} and {@code to} that is a number.
+   */
+  private static void checkNoPositions(List<SqlToken> tokens, int from, int to)
+      throws SQLException {
+    for (int i = from; i < to; i++) {
+      if (tokens.get(i).kind() != SqlToken.Kind.NUMBER) {
+        continue;
+      }
+      SqlToken before = tokens.get(i - 1);
+      SqlToken after = i + 1 < to ? tokens.get(i + 1) : null;
+      if ((before.isSymbol(",") || before.isKeyword("BY"))
+          && (after == null
+              || after.isSymbol(",")
+              || after.isKeyword("ASC")
+              || after.isKeyword("DESC")
+              || after.isKeyword("NULLS"))) {
+        throw new SQLException(
+            "ORDER BY a column's position with LIMIT in a materialized view is not supported:"
+                + " name the column",
+            "0A000");
+      }
+    }
+  }
+}
