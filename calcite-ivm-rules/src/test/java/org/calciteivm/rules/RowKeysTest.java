@@ -94,6 +94,16 @@ class RowKeysTest {
     assertThat(distinguishing("SELECT COUNT(*) AS n, c FROM o GROUP BY c")).containsExactly(1);
     assertThat(distinguishing("SELECT DISTINCT q, oid FROM l")).containsExactly(0, 1);
     assertThat(distinguishing("SELECT c, COUNT(*) FROM o GROUP BY c, f")).isEmpty();
+    // group columns taken from a table whose key is grouped by depend on it
+    assertThat(distinguishing("SELECT id, c, COUNT(*) FROM o GROUP BY id, c")).containsExactly(0);
+    assertThat(distinguishing("SELECT c, COUNT(*) FROM o GROUP BY id, c")).isEmpty();
+    assertThat(
+            distinguishing(
+                "SELECT l.n, o.c, l.oid, SUM(l.q) FROM o JOIN l ON o.id = l.oid"
+                    + " GROUP BY l.n, o.c, l.oid"))
+        .containsExactly(0, 2);
+    assertThat(distinguishing("SELECT o.c, l.q FROM o JOIN l ON o.id = l.oid GROUP BY o.c, l.q"))
+        .containsExactly(0, 1);
     // a declared key still counts
     assertThat(distinguishing("SELECT c, id FROM o")).containsExactly(1);
     // unique columns of a relation, which may hold NULLs: no key to find rows by

@@ -92,9 +92,11 @@ public final class RowKeys {
         && aggregate.getGroupType() == Aggregate.Group.SIMPLE
         && !aggregate.getGroupSet().isEmpty()) {
       // one row per group: the group columns come first in its output
+      ImmutableBitSet groups = ImmutableBitSet.range(aggregate.getGroupCount());
+      ImmutableBitSet reduced = withoutDependentGroups(aggregate);
       return newScan(
           aggregate.getRowType().getFieldCount(),
-          List.of(ImmutableBitSet.range(aggregate.getGroupCount())));
+          reduced.equals(groups) ? List.of(groups) : List.of(reduced, groups));
     }
     if (rel instanceof Project project) {
       List<@Nullable Origin> input = origins(project.getInput());
@@ -133,6 +135,60 @@ public final class RowKeys {
       return columns;
     }
     return null;
+  }
+
+  /**
+   * The group columns of {@code aggregate} (positions in its output) less those that others
+   * determine: when group columns hold a key of a scan below it, the group's other columns taken
+   * unchanged from that scan have one value per value of the key ({@code GROUP BY c_custkey,
+   * c_name} has one row per {@code c_custkey}).
+   */
+  private ImmutableBitSet withoutDependentGroups(Aggregate aggregate) {
+    List<Integer> groups = aggregate.getGroupSet().asList();
+    ImmutableBitSet all = ImmutableBitSet.range(groups.size());
+    RowKeys input = new RowKeys(nullable);
+    List<@Nullable Origin> origins = input.origins(aggregate.getInput());
+    if (origins == null) {
+      return all;
+    }
+    // each group column's origin, and its class of equal columns
+    List<@Nullable Origin> taken = new ArrayList<>();
+    List<@Nullable Origin> grouped = new ArrayList<>();
+    for (int column : groups) {
+      Origin origin = origins.get(column);
+      taken.add(origin);
+      grouped.add(origin == null ? null : input.find(origin));
+    }
+    // per scan, the group columns that hold one of its keys (the first found)
+    Map<Integer, ImmutableBitSet> keyGroups = new HashMap<>();
+    for (int scan = 0; scan < input.scans.size(); scan++) {
+      for (ImmutableBitSet key : input.scans.get(scan)) {
+        ImmutableBitSet.Builder found = ImmutableBitSet.builder();
+        for (int column : key) {
+          int group = grouped.indexOf(input.find(new Origin(scan, column)));
+          if (group < 0) {
+            found = null;
+            break;
+          }
+          found.set(group);
+        }
+        if (found != null && !key.isEmpty()) {
+          keyGroups.put(scan, found.build());
+          break;
+        }
+      }
+    }
+    // a column taken from such a scan depends on its key; key columns are kept, so that no two
+    // keys are taken as determining each other
+    ImmutableBitSet keys = ImmutableBitSet.union(keyGroups.values());
+    ImmutableBitSet.Builder dependent = ImmutableBitSet.builder();
+    for (int group = 0; group < taken.size(); group++) {
+      Origin origin = taken.get(group);
+      if (origin != null && keyGroups.containsKey(origin.scan()) && !keys.get(group)) {
+        dependent.set(group);
+      }
+    }
+    return all.except(dependent.build());
   }
 
   /** The columns of a new scan with {@code keys}, each its own origin. */
