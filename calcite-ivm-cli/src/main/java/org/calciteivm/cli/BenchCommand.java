@@ -81,7 +81,8 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       description =
           "views to run (default: all of q1,q3,q5,q6,q9,q10,q12,joined,minmax,distinct_keys,"
-              + "count_distinct,agg_of_agg,q3_by_date,customer_orders,q4,q1_rollup)")
+              + "count_distinct,agg_of_agg,q3_by_date,customer_orders,q4,q1_rollup,"
+              + "top_customers,monthly_change)")
   List<String> views;
 
   @Option(

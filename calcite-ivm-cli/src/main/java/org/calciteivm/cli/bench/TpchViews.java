@@ -10,7 +10,9 @@ import java.util.Map;
  * aggregation, a MIN/MAX view, a DISTINCT view, and three views that keep intermediate states: a
  * COUNT(DISTINCT) over a join, an aggregate over a join with an aggregate subquery below it, and a
  * view over another materialized view (Q3); and customers with their order counts by a LEFT JOIN
- * (customers without orders included) and TPC-H Q4, whose EXISTS is a semi-join.
+ * (customers without orders included) and TPC-H Q4, whose EXISTS is a semi-join; the ten customers
+ * who spent most (ORDER BY ... LIMIT over an aggregate) and revenue per month beside the month
+ * before (LAG over the groups).
  */
 public final class TpchViews {
   private TpchViews() {}
@@ -180,6 +182,23 @@ public final class TpchViews {
         FROM lineitem
         WHERE l_shipdate <= DATE '1998-09-02'
         GROUP BY ROLLUP (l_returnflag, l_linestatus)""");
+    // the ten customers who spent most: ORDER BY ... LIMIT over an aggregate (issue 19)
+    views.put(
+        "top_customers",
+        """
+        SELECT c_custkey, c_name, SUM(o_totalprice) AS spent, COUNT(*) AS orders
+        FROM customer JOIN orders ON c_custkey = o_custkey
+        GROUP BY c_custkey, c_name
+        ORDER BY spent DESC, c_custkey
+        LIMIT 10""");
+    // revenue per month beside the month before: LAG over the groups, ordered by their key
+    views.put(
+        "monthly_change",
+        """
+        SELECT date_trunc('month', o_orderdate) AS month, SUM(o_totalprice) AS revenue,
+               LAG(SUM(o_totalprice)) OVER (ORDER BY date_trunc('month', o_orderdate)) AS previous
+        FROM orders
+        GROUP BY date_trunc('month', o_orderdate)""");
     return views;
   }
 }

@@ -34,7 +34,8 @@ import org.calciteivm.rules.sql.SqlUnparser;
  * partitions (the current state, each input restricted by a join with {@code P}) and {@code V|P}
  * the stored rows of those partitions. The difference is consolidated, so rows whose values did not
  * change cancel, and the view delta is merged as a bag view's ({@link BagMerge#counted}). Without
- * partition keys that the view outputs, {@code P} is everything: the view is recomputed.
+ * partition keys that the view outputs, {@code P} is everything: the view is recomputed (its top
+ * rows by a sort that keeps only them, {@link TopRowFilters}).
  */
 public final class PartitionMerge {
   private PartitionMerge() {}
@@ -78,7 +79,8 @@ public final class PartitionMerge {
     String recompute;
     String old;
     if (partitions.inputKeys().isEmpty()) {
-      recompute = UNPARSER.toSql(view);
+      RelNode topRows = TopRowFilters.asSort(view);
+      recompute = UNPARSER.toSql(topRows == null ? view : topRows);
       old = "SELECT * FROM " + table;
     } else {
       String partitionTable = deltaTable + "_partitions";
