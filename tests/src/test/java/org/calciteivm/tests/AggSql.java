@@ -236,14 +236,26 @@ final class AggSql {
 
   /**
    * An aggregate whose touched groups are recomputed: a median or quantile (of exact values, so
-   * that a recompute gives the same DOUBLE) or a bitwise fold of integers.
+   * that a recompute gives the same DOUBLE), a bitwise fold of integers, or a string or list of the
+   * values ordered by themselves.
    */
   private Item recomputed() {
-    return switch (random.nextInt(4)) {
-      case 0 -> new Item("median(" + intArgument() + ")", false);
-      case 1 -> new Item("quantile_cont(" + intArgument() + ", 0.25)", false);
-      case 2 -> new Item("quantile_disc(" + intArgument() + ", 0.5)", false);
-      default -> new Item("bit_xor(" + intArgument() + ")", false);
+    String argument = intArgument();
+    return switch (random.nextInt(6)) {
+      case 0 -> new Item("median(" + argument + ")", false);
+      case 1 -> new Item("quantile_cont(" + argument + ", 0.25)", false);
+      case 2 -> new Item("quantile_disc(" + argument + ", 0.5)", false);
+      case 3 ->
+          new Item(
+              "string_agg(CAST("
+                  + argument
+                  + " AS VARCHAR), '|' ORDER BY "
+                  + argument
+                  + (random.nextBoolean() ? " DESC" : "")
+                  + " NULLS FIRST)",
+              false);
+      case 4 -> new Item("array_agg(" + argument + " ORDER BY " + argument + ")", false);
+      default -> new Item("bit_xor(" + argument + ")", false);
     };
   }
 

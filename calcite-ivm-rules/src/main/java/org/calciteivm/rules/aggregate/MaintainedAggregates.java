@@ -46,6 +46,15 @@ public final class MaintainedAggregates {
           "histogram",
           "entropy");
 
+  /**
+   * The aggregates, by lower-case name, whose value depends on the order of their input rows and
+   * that are maintained when the call orders them ({@code string_agg(s, ',' ORDER BY s)}): touched
+   * groups are recomputed in that order. Whether the order leaves ties that matter is the
+   * analysis's to check.
+   */
+  private static final ImmutableSet<String> ORDERED =
+      ImmutableSet.of("string_agg", "listagg", "group_concat", "array_agg");
+
   /** Aggregates refused for good reason, by lower-case name, with the reason. */
   private static final ImmutableMap<String, String> ORDER_DEPENDENT =
       ImmutableMap.<String, String>builder()
@@ -71,13 +80,15 @@ public final class MaintainedAggregates {
   public static final String NAMES =
       "SUM, COUNT, AVG, MIN, MAX, VAR_POP, VAR_SAMP (variance), STDDEV_POP, STDDEV_SAMP (stddev),"
           + " bool_and, bool_or, approx_count_distinct, "
-          + String.join(", ", RECOMPUTED);
+          + String.join(", ", RECOMPUTED)
+          + ", and with an ORDER BY in the call "
+          + String.join(", ", ORDERED);
 
   private MaintainedAggregates() {}
 
   /** How {@code call} is maintained, if it is. */
   public static Optional<MaintainedAggregate> of(AggregateCall call) {
-    if (call.isApproximate() || RECOMPUTED.contains(name(call))) {
+    if (call.isApproximate() || RECOMPUTED.contains(name(call)) || ordered(call)) {
       return Optional.of(new RecomputedAggregate(call));
     }
     MaintainedAggregate kind = KINDS.get(call.getAggregation().getKind());
@@ -85,6 +96,14 @@ public final class MaintainedAggregates {
       return Optional.of(kind);
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether {@code call} is an aggregate whose value depends on the order of its rows, called with
+   * an {@code ORDER BY} ({@link #ORDERED}).
+   */
+  public static boolean ordered(AggregateCall call) {
+    return ORDERED.contains(name(call)) && !call.collation.getFieldCollations().isEmpty();
   }
 
   /**

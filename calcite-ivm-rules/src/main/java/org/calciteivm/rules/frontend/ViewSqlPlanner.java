@@ -74,7 +74,8 @@ public final class ViewSqlPlanner {
 
   /**
    * How view SQL is parsed: Calcite's Babel parser with DuckDB's identifier rules (double quotes,
-   * case kept as written, names matched ignoring case).
+   * case kept as written, names matched ignoring case, no limit on their length: DuckDB names an
+   * unaliased column by its whole expression, which rewrites quote as an identifier).
    */
   public static final SqlParser.Config PARSER =
       SqlParser.config()
@@ -82,6 +83,7 @@ public final class ViewSqlPlanner {
           .withUnquotedCasing(Casing.UNCHANGED)
           .withQuotedCasing(Casing.UNCHANGED)
           .withCaseSensitive(false)
+          .withIdentifierMaxLength(Integer.MAX_VALUE)
           .withParserFactory(SqlBabelParserImpl.FACTORY)
           .withConformance(SqlConformanceEnum.LENIENT);
 

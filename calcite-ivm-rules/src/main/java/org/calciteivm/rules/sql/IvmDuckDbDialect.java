@@ -1,5 +1,7 @@
 package org.calciteivm.rules.sql;
 
+import java.util.Locale;
+import java.util.Set;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
@@ -8,6 +10,7 @@ import org.apache.calcite.sql.SqlDialect;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.DuckDBSqlDialect;
 import org.apache.calcite.sql.parser.SqlParserPos;
@@ -45,6 +48,9 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
         return spec(SqlTypeName.VARCHAR);
       case TIMESTAMP:
         return spec(SqlTypeName.TIMESTAMP);
+      case ANY:
+        // a DuckDB type Calcite does not know (a list, a map): the cast changes nothing, omitted
+        return null;
       default:
         return super.getCastSpec(type);
     }
@@ -60,7 +66,57 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
       writer.keyword("NULL");
       return;
     }
+    if (call.getKind() == SqlKind.WITHIN_GROUP && call.operand(0) instanceof SqlCall called) {
+      // with a FILTER, Calcite writes WITHIN_GROUP(FILTER(f(...), condition), keys)
+      boolean filtered = called.getKind() == SqlKind.FILTER;
+      SqlCall aggregate = filtered ? called.operand(0) : called;
+      if (isOrderedInline(aggregate)) {
+        unparseOrderedAggregate(writer, aggregate, call.operand(1));
+        if (filtered) {
+          writer.keyword("FILTER");
+          SqlWriter.Frame condition = writer.startList("(WHERE", ")");
+          called.operand(1).unparse(writer, 0, 0);
+          writer.endList(condition);
+        }
+        return;
+      }
+    }
     super.unparseCall(writer, call, leftPrec, rightPrec);
+  }
+
+  /**
+   * Aggregates whose ORDER BY DuckDB takes inside the call ({@code string_agg(s, ',' ORDER BY s)})
+   * and not as {@code WITHIN GROUP (ORDER BY ...)}, which Calcite writes.
+   */
+  private static final Set<String> ORDERED_INLINE =
+      Set.of("STRING_AGG", "LISTAGG", "GROUP_CONCAT", "ARRAY_AGG");
+
+  /** Whether {@code aggregate} calls an aggregate whose ORDER BY DuckDB takes inside the call. */
+  private static boolean isOrderedInline(SqlCall aggregate) {
+    return ORDERED_INLINE.contains(aggregate.getOperator().getName().toUpperCase(Locale.ROOT));
+  }
+
+  /** {@code f(DISTINCT args ORDER BY keys)}, {@code LISTAGG} written as {@code string_agg}. */
+  private static void unparseOrderedAggregate(
+      SqlWriter writer, SqlCall aggregate, SqlNodeList order) {
+    String name = aggregate.getOperator().getName().toUpperCase(Locale.ROOT);
+    writer.print(name.equals("LISTAGG") ? "STRING_AGG" : name);
+    SqlWriter.Frame frame = writer.startList("(", ")");
+    if (aggregate.getFunctionQuantifier() != null) {
+      writer.keyword(aggregate.getFunctionQuantifier().toValue().toString());
+    }
+    for (SqlNode operand : aggregate.getOperandList()) {
+      writer.sep(",");
+      operand.unparse(writer, 0, 0);
+    }
+    writer.keyword("ORDER BY");
+    SqlWriter.Frame keys = writer.startList("", "");
+    for (SqlNode key : order) {
+      writer.sep(",");
+      key.unparse(writer, 0, 0);
+    }
+    writer.endList(keys);
+    writer.endList(frame);
   }
 
   private static SqlNode spec(SqlTypeName name) {
