@@ -4,11 +4,9 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -23,13 +21,11 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexFieldCollation;
-import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
-import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlSyntax;
 import org.calciteivm.core.MergeStrategy;
@@ -362,7 +358,8 @@ public final class ViewAnalyzer {
       if (refusal != null) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " " + refusal);
       }
-      if (MaintainedAggregates.ordered(call) && !orderDecides(call, found.getInput())) {
+      if (MaintainedAggregates.ordered(call)
+          && !OrderedAggregates.orderDecides(call, found.getInput())) {
         throw UnsupportedViewException.notYet(
             viewName,
             "aggregate " + name + "(... ORDER BY ...) whose ORDER BY can tie",
@@ -373,54 +370,6 @@ public final class ViewAnalyzer {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
       }
     }
-  }
-
-  /**
-   * Whether the {@code ORDER BY} of the order-dependent aggregate {@code call} over {@code input}
-   * decides its value: rows that tie in it have the same arguments (each argument is ordered by, or
-   * a deterministic expression of columns ordered by, or a constant such as {@code string_agg}'s
-   * separator), or nothing ties (it orders by columns no two rows agree on, {@link
-   * RowKeys#distinguishing}).
-   */
-  private static boolean orderDecides(AggregateCall call, RelNode input) {
-    Set<Integer> ordered = new HashSet<>();
-    call.collation.getFieldCollations().forEach(key -> ordered.add(key.getFieldIndex()));
-    boolean argumentsOrdered = true;
-    for (int argument : call.getArgList()) {
-      boolean decided = ordered.contains(argument);
-      if (!decided && input instanceof Project project) {
-        // what is left of the argument with each ordered expression taken as a constant
-        List<RexNode> orderedExpressions =
-            ordered.stream().map(key -> project.getProjects().get(key)).toList();
-        RexBuilder rexBuilder = project.getCluster().getRexBuilder();
-        RexNode rest =
-            project
-                .getProjects()
-                .get(argument)
-                .accept(
-                    new RexShuttle() {
-                      @Override
-                      public RexNode visitCall(RexCall expression) {
-                        return orderedExpressions.contains(expression)
-                            ? rexBuilder.makeNullLiteral(expression.getType())
-                            : super.visitCall(expression);
-                      }
-
-                      @Override
-                      public RexNode visitInputRef(RexInputRef ref) {
-                        return orderedExpressions.contains(ref)
-                            ? rexBuilder.makeNullLiteral(ref.getType())
-                            : ref;
-                      }
-                    });
-        decided =
-            RexUtil.isDeterministic(project.getProjects().get(argument))
-                && RelOptUtil.InputFinder.bits(rest).isEmpty();
-      }
-      argumentsOrdered &= decided;
-    }
-    List<Integer> key = RowKeys.distinguishing(input);
-    return argumentsOrdered || !key.isEmpty() && ordered.containsAll(key);
   }
 
   /**
