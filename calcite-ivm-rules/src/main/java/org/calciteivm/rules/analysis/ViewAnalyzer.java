@@ -269,9 +269,11 @@ public final class ViewAnalyzer {
     if (WindowFunctions.exactQuotient(expression)) {
       throw UnsupportedViewException.notYet(
           viewName,
-          "window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers",
-          "Calcite computes it as a quotient of exact sums where DuckDB divides in DOUBLE;"
-              + " cast the argument: AVG(CAST(x AS DOUBLE)) OVER (...)");
+          "window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers, or a"
+              + " division of exact numbers by or of a window function",
+          "Calcite computes it as a quotient of exact numbers where DuckDB divides in DOUBLE;"
+              + " cast to DOUBLE: AVG(CAST(x AS DOUBLE)) OVER (...),"
+              + " CAST(SUM(x) AS DOUBLE) / SUM(SUM(x)) OVER ()");
     }
     for (RexOver over : WindowFunctions.overs(expression)) {
       String name =
