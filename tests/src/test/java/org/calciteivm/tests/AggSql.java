@@ -100,6 +100,7 @@ final class AggSql {
           default -> 2;
         };
     List<String> keys = new ArrayList<>();
+    List<String> keyAliases = new ArrayList<>();
     List<Item> items = new ArrayList<>();
     boolean unaliased = false;
     for (int i = 0; i < keyCount; i++) {
@@ -115,7 +116,9 @@ final class AggSql {
         unaliased = true;
         items.add(new Item(key, false));
       } else {
-        items.add(new Item(key + " AS " + alias(), false));
+        String alias = alias();
+        keyAliases.add(alias);
+        items.add(new Item(key + " AS " + alias, false));
       }
     }
     // sometimes grouping sets over the keys, with GROUPING() of a key
@@ -160,6 +163,25 @@ final class AggSql {
     }
     if (random.nextInt(keys.isEmpty() ? 8 : 4) == 0) {
       query.append(" HAVING ").append(having());
+    }
+    // sometimes the top groups: ordered by all the keys (groups never tie in them), by their names
+    if (!keys.isEmpty()
+        && keyAliases.size() == keys.size()
+        && groupBy.equals(String.join(", ", keys))
+        && random.nextInt(6) == 0) {
+      List<String> order = new ArrayList<>();
+      for (String alias : keyAliases) {
+        order.add(alias + (random.nextBoolean() ? " DESC" : "") + " NULLS FIRST");
+      }
+      Collections.shuffle(order, random);
+      query
+          .append(" ORDER BY ")
+          .append(String.join(", ", order))
+          .append(" LIMIT ")
+          .append(1 + random.nextInt(4));
+      if (random.nextInt(3) == 0) {
+        query.append(" OFFSET ").append(1 + random.nextInt(2));
+      }
     }
     return new ViewQuery(query.toString(), items.stream().map(Item::approximate).toList());
   }
@@ -241,20 +263,27 @@ final class AggSql {
    */
   private Item recomputed() {
     String argument = intArgument();
-    return switch (random.nextInt(6)) {
+    // an order-dependent aggregate orders by a column (an expression there is refused)
+    List<Column> intColumns = columns.stream().filter(c -> c.type() == Type.INT).toList();
+    String column = intColumns.isEmpty() ? null : pick(intColumns).name();
+    int kind = random.nextInt(6);
+    if (column == null && (kind == 3 || kind == 4)) {
+      kind = 5;
+    }
+    return switch (kind) {
       case 0 -> new Item("median(" + argument + ")", false);
       case 1 -> new Item("quantile_cont(" + argument + ", 0.25)", false);
       case 2 -> new Item("quantile_disc(" + argument + ", 0.5)", false);
       case 3 ->
           new Item(
               "string_agg(CAST("
-                  + argument
+                  + column
                   + " AS VARCHAR), '|' ORDER BY "
-                  + argument
+                  + column
                   + (random.nextBoolean() ? " DESC" : "")
                   + " NULLS FIRST)",
               false);
-      case 4 -> new Item("array_agg(" + argument + " ORDER BY " + argument + ")", false);
+      case 4 -> new Item("array_agg(" + column + " ORDER BY " + column + ")", false);
       default -> new Item("bit_xor(" + argument + ")", false);
     };
   }

@@ -112,7 +112,8 @@ public final class MaterializedViews {
               }
               // the catalog keeps the query every step reads
               String query =
-                  QueryRewrites.atCreate(statement.query(), () -> DuckDbFunctions.read(duckDb));
+                  QueryRewrites.atCreate(
+                      statement.query(), name.name(), () -> DuckDbFunctions.read(duckDb));
               String inPlace =
                   statement
                           .queryInPlace()

@@ -2,6 +2,7 @@ package org.calciteivm.jdbc.refresh;
 
 import java.sql.SQLException;
 import java.util.List;
+import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
 
@@ -19,9 +20,13 @@ import org.calciteivm.jdbc.sql.SqlToken;
 public final class QueryRewrites {
   private QueryRewrites() {}
 
-  /** {@code query} rewritten; {@code functions} gives DuckDB's functions when a step needs them. */
-  public static String atCreate(String query, GroupByAll.Functions functions) throws SQLException {
-    refuseColumnsExpressions(query);
+  /**
+   * {@code query}, the query of view {@code viewName}, rewritten; {@code functions} gives DuckDB's
+   * functions when a step needs them.
+   */
+  public static String atCreate(String query, String viewName, GroupByAll.Functions functions)
+      throws SQLException {
+    refuseColumnsExpressions(query, viewName);
     String ordinary =
         GroupByAll.expand(
             SemiAntiJoins.rewrite(
@@ -29,23 +34,22 @@ public final class QueryRewrites {
             functions);
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(
-            OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions));
+            OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions),
+        viewName);
   }
 
   /**
    * Refuses DuckDB's {@code COLUMNS(...)} star expression, which no rewrite writes out yet (Calcite
    * would report an unknown function {@code COLUMNS}).
    */
-  private static void refuseColumnsExpressions(String query) throws SQLException {
+  private static void refuseColumnsExpressions(String query, String viewName) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
     for (int i = 0; i + 1 < tokens.size(); i++) {
       if (tokens.get(i).isKeyword("COLUMNS")
           && tokens.get(i + 1).isSymbol("(")
           && (i == 0 || !tokens.get(i - 1).isSymbol("."))) {
-        throw new SQLException(
-            "DuckDB's COLUMNS(...) expression in a materialized view is not supported yet:"
-                + " name the columns",
-            "0A000");
+        throw UnsupportedViewException.notYet(
+            viewName, "DuckDB's COLUMNS(...) expression", "name the columns");
       }
     }
   }

@@ -41,13 +41,14 @@ public final class TopRows {
   private TopRows() {}
 
   /**
-   * {@code query} with its outermost {@code ORDER BY ... LIMIT/OFFSET} written as a {@code QUALIFY}
-   * filter over it; {@code query} itself if it has no {@code LIMIT} or {@code OFFSET}.
+   * {@code query}, the query of view {@code viewName}, with its outermost {@code ORDER BY ...
+   * LIMIT/OFFSET} written as a {@code QUALIFY} filter over it; {@code query} itself if it has no
+   * {@code LIMIT} or {@code OFFSET}.
    *
-   * @throws SQLException for a {@code LIMIT} or {@code OFFSET} without {@code ORDER BY}, one that
-   *     is not a whole number, or an {@code ORDER BY} with a column's position
+   * @throws UnsupportedViewException for a {@code LIMIT} or {@code OFFSET} without {@code ORDER
+   *     BY}, one that is not a whole number, or an {@code ORDER BY} with a column's position
    */
-  public static String rewrite(String query) throws SQLException {
+  public static String rewrite(String query, String viewName) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
     int end = tokens.size();
     int orderBy = -1;
@@ -79,14 +80,15 @@ public final class TopRows {
     }
     int clauses = limit < 0 ? offset : offset < 0 ? limit : Math.min(limit, offset);
     if (orderBy < 0 || orderBy > clauses) {
-      throw new SQLException(
-          "LIMIT or OFFSET without ORDER BY in a materialized view is not supported: which rows"
-              + " it keeps would be up to DuckDB; add an ORDER BY on columns that identify the rows",
-          "0A000");
+      throw UnsupportedViewException.never(
+          viewName,
+          "LIMIT/OFFSET without ORDER BY",
+          "which rows it keeps would be up to DuckDB; add an ORDER BY on columns that identify"
+              + " the rows");
     }
-    long count = limit < 0 ? -1 : wholeNumber(tokens, limit, end, "LIMIT");
-    long skipped = offset < 0 ? 0 : wholeNumber(tokens, offset, end, "OFFSET");
-    checkNoPositions(tokens, orderBy + 2, clauses);
+    long count = limit < 0 ? -1 : wholeNumber(tokens, limit, end, "LIMIT", viewName);
+    long skipped = offset < 0 ? 0 : wholeNumber(tokens, offset, end, "OFFSET", viewName);
+    checkNoPositions(tokens, orderBy + 2, clauses, viewName);
     String body = query.substring(0, tokens.get(orderBy).start()).strip();
     String order =
         selectedNames(
@@ -108,7 +110,7 @@ public final class TopRows {
    */
   public static SQLException explain(SQLException failure, String viewName, String written)
       throws SQLException {
-    if (rewrite(written).equals(written)) {
+    if (rewrite(written, viewName).equals(written)) {
       return failure;
     }
     if (failure instanceof UnsupportedViewException refusal
@@ -196,8 +198,8 @@ public final class TopRows {
   }
 
   /** The whole number after the {@code LIMIT} or {@code OFFSET} at {@code at}. */
-  private static long wholeNumber(List<SqlToken> tokens, int at, int end, String clause)
-      throws SQLException {
+  private static long wholeNumber(
+      List<SqlToken> tokens, int at, int end, String clause, String viewName) throws SQLException {
     boolean number =
         at + 1 < end
             && tokens.get(at + 1).kind() == SqlToken.Kind.NUMBER
@@ -206,11 +208,10 @@ public final class TopRows {
                 || tokens.get(at + 2).isKeyword("LIMIT")
                 || tokens.get(at + 2).isKeyword("OFFSET"));
     if (!number) {
-      throw new SQLException(
-          clause
-              + " in a materialized view must be followed by a whole number (not an expression,"
-              + " a parameter or a percentage)",
-          "0A000");
+      throw UnsupportedViewException.notYet(
+          viewName,
+          clause + " of other than a whole number",
+          "write the number itself, not an expression, a parameter or a percentage");
     }
     try {
       return Long.parseLong(tokens.get(at + 1).text());
@@ -222,7 +223,7 @@ public final class TopRows {
   /**
    * Refuses an item of the {@code ORDER BY} between {@code from} and {@code to} that is a number.
    */
-  private static void checkNoPositions(List<SqlToken> tokens, int from, int to)
+  private static void checkNoPositions(List<SqlToken> tokens, int from, int to, String viewName)
       throws SQLException {
     for (int i = from; i < to; i++) {
       if (tokens.get(i).kind() != SqlToken.Kind.NUMBER) {
@@ -236,10 +237,8 @@ public final class TopRows {
               || after.isKeyword("ASC")
               || after.isKeyword("DESC")
               || after.isKeyword("NULLS"))) {
-        throw new SQLException(
-            "ORDER BY a column's position with LIMIT in a materialized view is not supported:"
-                + " name the column",
-            "0A000");
+        throw UnsupportedViewException.notYet(
+            viewName, "ORDER BY a column's position with LIMIT", "name the column");
       }
     }
   }

@@ -69,4 +69,15 @@ final class OrderedAggregates {
     List<Integer> key = RowKeys.distinguishing(input);
     return argumentsOrdered || !key.isEmpty() && ordered.containsAll(key);
   }
+
+  /**
+   * Whether the {@code ORDER BY} of {@code call} over {@code input} orders by columns, not computed
+   * expressions: Calcite writes an expression there as a position in the select list, which inside
+   * an aggregate call DuckDB takes as a constant.
+   */
+  static boolean ordersByColumns(AggregateCall call, RelNode input) {
+    return !(input instanceof Project project)
+        || call.collation.getFieldCollations().stream()
+            .allMatch(key -> project.getProjects().get(key.getFieldIndex()) instanceof RexInputRef);
+  }
 }

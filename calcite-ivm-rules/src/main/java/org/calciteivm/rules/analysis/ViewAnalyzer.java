@@ -361,6 +361,12 @@ public final class ViewAnalyzer {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " " + refusal);
       }
       if (MaintainedAggregates.ordered(call)
+          && !OrderedAggregates.ordersByColumns(call, found.getInput())) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            "aggregate " + name + "(... ORDER BY <expression>)",
+            "order by columns; compute the expression in a subquery in FROM");
+      } else if (MaintainedAggregates.ordered(call)
           && !OrderedAggregates.orderDecides(call, found.getInput())) {
         throw UnsupportedViewException.notYet(
             viewName,
