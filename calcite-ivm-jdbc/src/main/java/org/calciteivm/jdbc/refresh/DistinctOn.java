@@ -69,22 +69,13 @@ public final class DistinctOn {
           && orderBy >= 0
           && (token.isKeyword("LIMIT") || token.isKeyword("OFFSET"))) {
         orderEnd = Math.min(orderEnd, i);
-      } else if (depth == 0 && orderBy >= 0 && token.kind() == SqlToken.Kind.NUMBER) {
-        SqlToken before = tokens.get(i - 1);
-        SqlToken after = i + 1 < tokens.size() ? tokens.get(i + 1) : null;
-        if ((before.isSymbol(",") || before.isKeyword("BY"))
-            && (after == null
-                || after.isSymbol(",")
-                || after.isKeyword("ASC")
-                || after.isKeyword("DESC")
-                || after.isKeyword("NULLS")
-                || after.kind() == SqlToken.Kind.SEMICOLON)) {
-          throw new SQLException(
-              "SELECT DISTINCT ON ... ORDER BY a column's position is not supported: name the"
-                  + " column or expression",
-              "0A000");
-        }
       }
+    }
+    if (orderBy >= 0 && TopRows.ordersByPosition(tokens.subList(orderBy + 2, orderEnd))) {
+      throw new SQLException(
+          "SELECT DISTINCT ON ... ORDER BY a column's position is not supported: name the"
+              + " column or expression",
+          "0A000");
     }
     int clausesEnd = orderBy >= 0 ? orderBy : end;
     String window =

@@ -2,6 +2,7 @@ package org.calciteivm.jdbc.refresh;
 
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +89,10 @@ public final class TopRows {
     }
     long count = limit < 0 ? -1 : wholeNumber(tokens, limit, end, "LIMIT", viewName);
     long skipped = offset < 0 ? 0 : wholeNumber(tokens, offset, end, "OFFSET", viewName);
-    checkNoPositions(tokens, orderBy + 2, clauses, viewName);
+    if (ordersByPosition(tokens.subList(orderBy + 2, clauses))) {
+      throw UnsupportedViewException.notYet(
+          viewName, "ORDER BY a column's position with LIMIT", "name the column");
+    }
     String body = query.substring(0, tokens.get(orderBy).start()).strip();
     String order =
         selectedNames(
@@ -160,14 +164,29 @@ public final class TopRows {
         names.putIfAbsent(normalized(SqlLexer.tokenize(text.text(range))), name);
       }
     }
-    List<SqlToken> tokens = SqlLexer.tokenize(order);
     StringBuilder resolved = new StringBuilder();
     int copied = 0;
+    for (List<SqlToken> item : orderItems(SqlLexer.tokenize(order))) {
+      String name = names.get(normalized(item));
+      if (name != null && item.size() > 1) { // more than one token: not the name itself
+        resolved.append(order, copied, item.get(0).start()).append(IvmNames.quote(name));
+        copied = item.get(item.size() - 1).end();
+      }
+    }
+    return resolved.append(order.substring(copied)).toString();
+  }
+
+  /**
+   * The expressions of the items of an {@code ORDER BY} list, {@code tokens}: the tokens between
+   * its top-level commas, less the {@code ASC}, {@code DESC} and {@code NULLS FIRST/LAST} after
+   * them.
+   */
+  private static List<List<SqlToken>> orderItems(List<SqlToken> tokens) {
+    List<List<SqlToken>> items = new ArrayList<>();
     int depth = 0;
     int itemStart = 0;
     for (int i = 0; i <= tokens.size(); i++) {
-      boolean itemEnds = i == tokens.size() || depth == 0 && tokens.get(i).isSymbol(",");
-      if (!itemEnds) {
+      if (i < tokens.size() && !(depth == 0 && tokens.get(i).isSymbol(","))) {
         depth += tokens.get(i).isSymbol("(") ? 1 : tokens.get(i).isSymbol(")") ? -1 : 0;
         continue;
       }
@@ -175,14 +194,19 @@ public final class TopRows {
       while (last > itemStart && DIRECTIONS.contains(tokens.get(last).upper())) {
         last--;
       }
-      String name = names.get(normalized(tokens.subList(itemStart, last + 1)));
-      if (name != null && last > itemStart) { // more than one token: not the name itself
-        resolved.append(order, copied, tokens.get(itemStart).start()).append(IvmNames.quote(name));
-        copied = tokens.get(last).end();
-      }
+      items.add(tokens.subList(itemStart, last + 1));
       itemStart = i + 1;
     }
-    return resolved.append(order.substring(copied)).toString();
+    return items;
+  }
+
+  /**
+   * Whether an item of the {@code ORDER BY} list {@code tokens} is a number, which SQL reads as the
+   * position of a select item and a window's {@code ORDER BY} as a constant.
+   */
+  static boolean ordersByPosition(List<SqlToken> tokens) {
+    return orderItems(tokens).stream()
+        .anyMatch(item -> item.size() == 1 && item.get(0).kind() == SqlToken.Kind.NUMBER);
   }
 
   /** The words that may follow an {@code ORDER BY} item's expression. */
@@ -217,29 +241,6 @@ public final class TopRows {
       return Long.parseLong(tokens.get(at + 1).text());
     } catch (NumberFormatException e) {
       throw new SQLException(clause + " " + tokens.get(at + 1).text() + " is too large", "22003");
-    }
-  }
-
-  /**
-   * Refuses an item of the {@code ORDER BY} between {@code from} and {@code to} that is a number.
-   */
-  private static void checkNoPositions(List<SqlToken> tokens, int from, int to, String viewName)
-      throws SQLException {
-    for (int i = from; i < to; i++) {
-      if (tokens.get(i).kind() != SqlToken.Kind.NUMBER) {
-        continue;
-      }
-      SqlToken before = tokens.get(i - 1);
-      SqlToken after = i + 1 < to ? tokens.get(i + 1) : null;
-      if ((before.isSymbol(",") || before.isKeyword("BY"))
-          && (after == null
-              || after.isSymbol(",")
-              || after.isKeyword("ASC")
-              || after.isKeyword("DESC")
-              || after.isKeyword("NULLS"))) {
-        throw UnsupportedViewException.notYet(
-            viewName, "ORDER BY a column's position with LIMIT", "name the column");
-      }
     }
   }
 }

@@ -1,12 +1,7 @@
 package org.calciteivm.rules.aggregate;
 
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.calcite.rel.RelFieldCollation;
-import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
-import org.apache.calcite.rel.core.Project;
-import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
@@ -36,32 +31,14 @@ final class RecomputedAggregate implements MaintainedAggregate {
 
   @Override
   public List<AggCall> state(RelBuilder builder, List<RexNode> args) {
-    // the order an order-dependent aggregate's call gives its rows, over the same input as args
-    List<RexNode> order = new ArrayList<>();
-    RelNode input = builder.peek();
-    for (RelFieldCollation key : call.collation.getFieldCollations()) {
-      if (input instanceof Project project
-          && project.getProjects().get(key.getFieldIndex()) instanceof RexLiteral) {
-        continue; // a constant orders nothing, and DuckDB refuses one written in ORDER BY
-      }
-      RexNode field = builder.field(key.getFieldIndex());
-      if (key.getDirection().isDescending()) {
-        field = builder.desc(field);
-      }
-      if (key.nullDirection == RelFieldCollation.NullDirection.FIRST) {
-        field = builder.nullsFirst(field);
-      } else if (key.nullDirection == RelFieldCollation.NullDirection.LAST) {
-        field = builder.nullsLast(field);
-      }
-      order.add(field);
-    }
     // approx_count_distinct is Calcite's approximate COUNT(DISTINCT)
     return List.of(
         builder
             .aggregateCall(call.getAggregation(), args)
             .distinct(call.isDistinct())
             .approximate(call.isApproximate())
-            .sort(order));
+            // an order-dependent aggregate's call orders its rows: the same input as args
+            .sort(builder.fields(call.collation)));
   }
 
   /**

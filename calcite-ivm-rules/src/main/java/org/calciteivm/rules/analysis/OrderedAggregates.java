@@ -1,83 +1,72 @@
 package org.calciteivm.rules.analysis;
 
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Project;
-import org.apache.calcite.rex.RexBuilder;
-import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.calciteivm.core.UnsupportedViewException;
 
 /**
  * Which calls of aggregates whose value depends on the order of their rows ({@code string_agg(s,
- * ',' ORDER BY s)}) have a value that the bag of their rows decides: a recompute of a group gives
- * the value the query gives only if rows that tie in the call's order cannot change it.
+ * ',' ORDER BY s)}) can be kept by recomputing their groups: a recompute gives the value the query
+ * gives only if rows that tie in the call's order cannot change it.
  */
 final class OrderedAggregates {
   private OrderedAggregates() {}
 
   /**
-   * Whether the {@code ORDER BY} of the order-dependent aggregate {@code call} over {@code input}
-   * decides its value: rows that tie in it have the same arguments (each argument is ordered by, or
-   * a deterministic expression of columns ordered by, or a constant such as {@code string_agg}'s
-   * separator), or nothing ties (it orders by columns no two rows agree on, {@link
-   * RowKeys#distinguishing}).
+   * Refuses the order-dependent aggregate {@code call}, called {@code name}, over {@code input} of
+   * view {@code viewName} unless:
+   *
+   * <ul>
+   *   <li>its {@code ORDER BY} names columns, not computed expressions: Calcite writes an
+   *       expression there as a position in the select list, which inside an aggregate call DuckDB
+   *       takes as a constant;
+   *   <li>and rows that tie in that order have the same arguments (each argument is a deterministic
+   *       expression of the ordered columns, or a constant such as {@code string_agg}'s separator),
+   *       or nothing ties (the order holds columns no two rows agree on, {@link
+   *       RowKeys#distinguishing}).
+   * </ul>
    */
-  static boolean orderDecides(AggregateCall call, RelNode input) {
-    Set<Integer> ordered = new HashSet<>();
-    call.collation.getFieldCollations().forEach(key -> ordered.add(key.getFieldIndex()));
+  static void check(String viewName, String name, AggregateCall call, RelNode input)
+      throws UnsupportedViewException {
+    List<Integer> ordered =
+        call.collation.getFieldCollations().stream().map(key -> key.getFieldIndex()).toList();
+    // the columns below the projection that the ordered expressions are
+    ImmutableBitSet.Builder orderedColumns = ImmutableBitSet.builder();
+    for (int key : ordered) {
+      RexNode expression = input instanceof Project project ? project.getProjects().get(key) : null;
+      if (expression != null && !(expression instanceof RexInputRef)) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            "aggregate " + name + "(... ORDER BY <expression>)",
+            "order by columns; compute the expression in a subquery in FROM");
+      }
+      orderedColumns.set(expression == null ? key : ((RexInputRef) expression).getIndex());
+    }
+    ImmutableBitSet columns = orderedColumns.build();
     boolean argumentsOrdered = true;
     for (int argument : call.getArgList()) {
-      boolean decided = ordered.contains(argument);
-      if (!decided && input instanceof Project project) {
-        // what is left of the argument with each ordered expression taken as a constant
-        List<RexNode> orderedExpressions =
-            ordered.stream().map(key -> project.getProjects().get(key)).toList();
-        RexBuilder rexBuilder = project.getCluster().getRexBuilder();
-        RexNode rest =
-            project
-                .getProjects()
-                .get(argument)
-                .accept(
-                    new RexShuttle() {
-                      @Override
-                      public RexNode visitCall(RexCall expression) {
-                        return orderedExpressions.contains(expression)
-                            ? rexBuilder.makeNullLiteral(expression.getType())
-                            : super.visitCall(expression);
-                      }
-
-                      @Override
-                      public RexNode visitInputRef(RexInputRef ref) {
-                        return orderedExpressions.contains(ref)
-                            ? rexBuilder.makeNullLiteral(ref.getType())
-                            : ref;
-                      }
-                    });
-        decided =
-            RexUtil.isDeterministic(project.getProjects().get(argument))
-                && RelOptUtil.InputFinder.bits(rest).isEmpty();
-      }
-      argumentsOrdered &= decided;
+      RexNode expression =
+          input instanceof Project project
+              ? project.getProjects().get(argument)
+              : RexInputRef.of(argument, input.getRowType());
+      argumentsOrdered &=
+          RexUtil.isDeterministic(expression)
+              && columns.contains(RelOptUtil.InputFinder.bits(expression));
     }
     List<Integer> key = RowKeys.distinguishing(input);
-    return argumentsOrdered || !key.isEmpty() && ordered.containsAll(key);
-  }
-
-  /**
-   * Whether the {@code ORDER BY} of {@code call} over {@code input} orders by columns, not computed
-   * expressions: Calcite writes an expression there as a position in the select list, which inside
-   * an aggregate call DuckDB takes as a constant.
-   */
-  static boolean ordersByColumns(AggregateCall call, RelNode input) {
-    return !(input instanceof Project project)
-        || call.collation.getFieldCollations().stream()
-            .allMatch(key -> project.getProjects().get(key.getFieldIndex()) instanceof RexInputRef);
+    if (!argumentsOrdered && (key.isEmpty() || !ordered.containsAll(key))) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "aggregate " + name + "(... ORDER BY ...) whose ORDER BY can tie",
+          "its value depends on how DuckDB orders rows that tie; order by the aggregated value"
+              + " too, or by columns that identify the rows");
+    }
   }
 }

@@ -151,31 +151,17 @@ public final class RowKeys {
     if (origins == null) {
       return all;
     }
-    // each group column's origin, and its class of equal columns
     List<@Nullable Origin> taken = new ArrayList<>();
-    List<@Nullable Origin> grouped = new ArrayList<>();
     for (int column : groups) {
-      Origin origin = origins.get(column);
-      taken.add(origin);
-      grouped.add(origin == null ? null : input.find(origin));
+      taken.add(origins.get(column));
     }
-    // per scan, the group columns that hold one of its keys (the first found)
+    // per scan, the group columns that hold one of its keys
+    Map<Origin, Integer> positions = input.positions(taken);
     Map<Integer, ImmutableBitSet> keyGroups = new HashMap<>();
     for (int scan = 0; scan < input.scans.size(); scan++) {
-      for (ImmutableBitSet key : input.scans.get(scan)) {
-        ImmutableBitSet.Builder found = ImmutableBitSet.builder();
-        for (int column : key) {
-          int group = grouped.indexOf(input.find(new Origin(scan, column)));
-          if (group < 0) {
-            found = null;
-            break;
-          }
-          found.set(group);
-        }
-        if (found != null && !key.isEmpty()) {
-          keyGroups.put(scan, found.build());
-          break;
-        }
+      List<Integer> key = input.keyAmong(scan, positions);
+      if (key != null) {
+        keyGroups.put(scan, ImmutableBitSet.of(key));
       }
     }
     // a column taken from such a scan depends on its key; key columns are kept, so that no two
@@ -258,37 +244,49 @@ public final class RowKeys {
   }
 
   private ImmutableList<Integer> keyColumns(List<@Nullable Origin> outputs) {
-    // the first output column of each class of equal columns
-    Map<Origin, Integer> projected = new HashMap<>();
-    for (int i = 0; i < outputs.size(); i++) {
-      Origin origin = outputs.get(i);
-      if (origin != null) {
-        projected.putIfAbsent(find(origin), i);
-      }
-    }
+    Map<Origin, Integer> positions = positions(outputs);
     TreeSet<Integer> key = new TreeSet<>();
     for (int scan = 0; scan < scans.size(); scan++) {
-      List<Integer> determined = null;
-      for (ImmutableBitSet candidate : scans.get(scan)) {
-        List<Integer> columns = new ArrayList<>();
-        for (int column : candidate) {
-          Integer output = projected.get(find(new Origin(scan, column)));
-          if (output == null) {
-            columns = null;
-            break;
-          }
-          columns.add(output);
-        }
-        if (columns != null && !candidate.isEmpty()) {
-          determined = columns;
-          break;
-        }
-      }
+      List<Integer> determined = keyAmong(scan, positions);
       if (determined == null) {
         return ImmutableList.of();
       }
       key.addAll(determined);
     }
     return ImmutableList.copyOf(key);
+  }
+
+  /** The first position in {@code columns} of each class of equal columns. */
+  private Map<Origin, Integer> positions(List<@Nullable Origin> columns) {
+    Map<Origin, Integer> positions = new HashMap<>();
+    for (int i = 0; i < columns.size(); i++) {
+      Origin origin = columns.get(i);
+      if (origin != null) {
+        positions.putIfAbsent(find(origin), i);
+      }
+    }
+    return positions;
+  }
+
+  /**
+   * The positions ({@link #positions}) that hold the first key of {@code scan} all of whose columns
+   * are among them; null if none is.
+   */
+  private @Nullable List<Integer> keyAmong(int scan, Map<Origin, Integer> positions) {
+    for (ImmutableBitSet candidate : scans.get(scan)) {
+      List<Integer> columns = new ArrayList<>();
+      for (int column : candidate) {
+        Integer position = positions.get(find(new Origin(scan, column)));
+        if (position == null) {
+          columns = null;
+          break;
+        }
+        columns.add(position);
+      }
+      if (columns != null && !candidate.isEmpty()) {
+        return columns;
+      }
+    }
+    return null;
   }
 }

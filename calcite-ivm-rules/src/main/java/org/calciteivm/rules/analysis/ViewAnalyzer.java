@@ -360,21 +360,9 @@ public final class ViewAnalyzer {
       if (refusal != null) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " " + refusal);
       }
-      if (MaintainedAggregates.ordered(call)
-          && !OrderedAggregates.ordersByColumns(call, found.getInput())) {
-        throw UnsupportedViewException.notYet(
-            viewName,
-            "aggregate " + name + "(... ORDER BY <expression>)",
-            "order by columns; compute the expression in a subquery in FROM");
-      } else if (MaintainedAggregates.ordered(call)
-          && !OrderedAggregates.orderDecides(call, found.getInput())) {
-        throw UnsupportedViewException.notYet(
-            viewName,
-            "aggregate " + name + "(... ORDER BY ...) whose ORDER BY can tie",
-            "its value depends on how DuckDB orders rows that tie; order by the aggregated value"
-                + " too, or by columns that identify the rows");
-      } else if (!MaintainedAggregates.ordered(call)
-          && !call.collation.getFieldCollations().isEmpty()) {
+      if (MaintainedAggregates.ordered(call)) {
+        OrderedAggregates.check(viewName, name, call, found.getInput());
+      } else if (!call.collation.getFieldCollations().isEmpty()) {
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
       }
     }
