@@ -311,7 +311,19 @@ final class CrashWorkload {
     String predicted = single(c, stateQuery(Map.of(write.table(), write.rowsAfter())));
     journal("auto " + n + " " + predicted, false);
     markers.println("write-begin");
-    execute(write, false);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        execute(write, false);
+        break;
+      } catch (SQLException e) {
+        // a batch that conflicts with the scheduler's refresh is rolled back whole and cannot be
+        // retried by the driver (its rows are cleared): the client adds them again, as the error
+        // tells it to; execute prepares the batch anew
+        if (!"40001".equals(e.getSQLState()) || attempt == 5) {
+          throw e;
+        }
+      }
+    }
     markers.println("write-end");
     journal("commit " + n + " " + predicted, true);
     String actual = state(c);
