@@ -339,14 +339,21 @@ public final class MaterializedViews {
       IvmSettings settings,
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
+    String query = node.query();
     try {
+      // a subquery's ORDER BY ... LIMIT, as the outermost query's is at CREATE
+      query = TopRows.rewrite(node.query(), node.name());
       createInTransaction(
           database,
           duckDb,
-          new Definition(IvmNames.SCHEMA, node.name(), node.query(), node.query(), owner),
+          new Definition(IvmNames.SCHEMA, node.name(), query, query, owner),
           settings,
           replanned);
-    } catch (SQLException e) {
+    } catch (SQLException failure) {
+      SQLException e =
+          query.equals(node.query())
+              ? failure
+              : TopRows.explain(failure, node.name(), node.query());
       throw new SQLException(
           "materialized view \""
               + ownerName

@@ -34,12 +34,13 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
 /**
  * Splits a view's query into intermediate states: each subquery in a FROM clause and each branch of
  * a set operation ({@code UNION [ALL]}, {@code INTERSECT}, {@code EXCEPT}) that aggregates (GROUP
- * BY, HAVING, an aggregate function, or SELECT DISTINCT), computes window functions, or is an
- * {@code INTERSECT ALL} or {@code EXCEPT ALL} becomes a hidden materialized view of its own, and
- * the view reads that instead. An aggregate over an aggregate, an aggregate below a join or a
- * union, a window function over an aggregate or below a join, is then a view over views, which
- * calcite-ivm maintains (window functions and the bag set operations are kept only at the top of a
- * view, by recomputing the partitions a change touches).
+ * BY, HAVING, an aggregate function, or SELECT DISTINCT), computes window functions, keeps its top
+ * rows ({@code ORDER BY ... LIMIT}, {@code OFFSET}, {@code FETCH}), or is an {@code INTERSECT ALL}
+ * or {@code EXCEPT ALL} becomes a hidden materialized view of its own, and the view reads that
+ * instead. An aggregate over an aggregate, an aggregate below a join or a union, a window function
+ * over an aggregate or below a join, is then a view over views, which calcite-ivm maintains (window
+ * functions and the bag set operations are kept only at the top of a view, by recomputing the
+ * partitions a change touches).
  *
  * <p>The split works on the query's text: the subquery (with the parentheses around it) is replaced
  * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
@@ -166,7 +167,7 @@ public final class IntermediateStates {
       for (SqlNode branch : ((SqlCall) query).getOperandList()) {
         if (branch instanceof SqlSelect select
             ? keptAlone(select)
-            : !inBag && isBagIntersectOrExcept(branch)) {
+            : limited(branch) || (!inBag && isBagIntersectOrExcept(branch))) {
           QueryText.Range range = text.range(branch);
           if (range != null) {
             spans.add(new Span(range, true));
@@ -190,7 +191,7 @@ public final class IntermediateStates {
       visitFrom(((SqlCall) from).operand(0));
     } else if (from instanceof SqlSelect select && !keptAlone(select)) {
       visitFrom(select.getFrom());
-    } else if (from instanceof SqlSelect || isBagIntersectOrExcept(from)) {
+    } else if (from instanceof SqlSelect || isBagIntersectOrExcept(from) || limited(from)) {
       QueryText.Range range = text.range(from);
       if (range != null && !text.parenthesized(range).equals(range)) {
         spans.add(new Span(range, false)); // a FROM subquery is parenthesized
@@ -223,6 +224,14 @@ public final class IntermediateStates {
                     o instanceof SqlNodeList list
                         ? list.stream().anyMatch(IntermediateStates::windowed)
                         : windowed(o));
+  }
+
+  /**
+   * Whether {@code node} is a query with {@code LIMIT}, {@code OFFSET} or {@code FETCH}: its rows
+   * depend on all of its input's, so it is kept as a view of its own ({@link TopRows}).
+   */
+  private static boolean limited(SqlNode node) {
+    return node instanceof SqlOrderBy order && (order.fetch != null || order.offset != null);
   }
 
   /** Whether {@code node} is an {@code INTERSECT ALL} or {@code EXCEPT ALL}. */

@@ -12,6 +12,7 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
@@ -78,6 +79,21 @@ final class QueryText {
    * the parser made up, or positions that do not cover the whole node).
    */
   @Nullable Range range(SqlNode node) {
+    if (node instanceof SqlOrderBy order) {
+      // the parser places an ORDER BY at its query, whose text ends before ORDER BY and LIMIT; an
+      // ordered query is the whole query or parenthesized, so it ends where they do
+      Range body = range(order.query);
+      if (body == null) {
+        return null;
+      }
+      int first = tokenStarting.get(body.start());
+      Integer close = first == 0 ? null : matchingParenthesis.get(first - 1);
+      int last = close != null ? close - 1 : tokens.size() - 1;
+      while (last > first && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
+        last--;
+      }
+      return new Range(body.start(), tokens.get(last).end());
+    }
     SqlParserPos pos = node.getParserPosition();
     int start = ViewSqlPlanner.offset(query, pos.getLineNum(), pos.getColumnNum());
     int last = ViewSqlPlanner.offset(query, pos.getEndLineNum(), pos.getEndColumnNum());

@@ -19,11 +19,12 @@ import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
 
 /**
- * A view's {@code ORDER BY ... LIMIT n [OFFSET m]}, written as the window filter it means, so that
- * the rules maintain it as a window function: {@code q ORDER BY o LIMIT n OFFSET m} becomes {@code
- * SELECT * FROM (q) AS top_rows QUALIFY ROW_NUMBER() OVER (ORDER BY o) BETWEEN m + 1 AND m + n
- * ORDER BY o}. Identity: the rows a {@code LIMIT} keeps are those numbered {@code m + 1} to {@code
- * m + n} in the query's order; the last {@code ORDER BY} only orders the view when it is read.
+ * A view's {@code ORDER BY ... LIMIT n [OFFSET m]} (or the standard {@code OFFSET m ROWS FETCH
+ * FIRST n ROWS ONLY}), written as the window filter it means, so that the rules maintain it as a
+ * window function: {@code q ORDER BY o LIMIT n OFFSET m} becomes {@code SELECT * FROM (q) AS
+ * top_rows QUALIFY ROW_NUMBER() OVER (ORDER BY o) BETWEEN m + 1 AND m + n ORDER BY o}. Identity:
+ * the rows a {@code LIMIT} keeps are those numbered {@code m + 1} to {@code m + n} in the query's
+ * order; the last {@code ORDER BY} only orders the view when it is read.
  *
  * <p>A window without {@code PARTITION BY} is one partition: a refresh that touches {@code q}'s
  * rows recomputes the top rows from {@code q}. When {@code q} aggregates, its groups are kept as a
@@ -55,6 +56,7 @@ public final class TopRows {
     int orderBy = -1;
     int limit = -1;
     int offset = -1;
+    int fetch = -1;
     int depth = 0;
     for (int i = 0; i < tokens.size(); i++) {
       SqlToken token = tokens.get(i);
@@ -74,12 +76,17 @@ public final class TopRows {
         limit = i;
       } else if (depth == 0 && token.isKeyword("OFFSET")) {
         offset = i;
+      } else if (depth == 0 && token.isKeyword("FETCH")) {
+        fetch = i;
       }
     }
-    if (limit < 0 && offset < 0) {
+    if (limit < 0 && offset < 0 && fetch < 0) {
       return query;
     }
-    int clauses = limit < 0 ? offset : offset < 0 ? limit : Math.min(limit, offset);
+    int clauses = end;
+    for (int clause : new int[] {limit, offset, fetch}) {
+      clauses = clause < 0 ? clauses : Math.min(clauses, clause);
+    }
     if (orderBy < 0 || orderBy > clauses) {
       throw UnsupportedViewException.never(
           viewName,
@@ -87,7 +94,10 @@ public final class TopRows {
           "which rows it keeps would be up to DuckDB; add an ORDER BY on columns that identify"
               + " the rows");
     }
-    long count = limit < 0 ? -1 : wholeNumber(tokens, limit, end, "LIMIT", viewName);
+    long count =
+        limit >= 0
+            ? wholeNumber(tokens, limit, end, "LIMIT", viewName)
+            : fetch >= 0 ? fetchedRows(tokens, fetch, end, viewName) : -1;
     long skipped = offset < 0 ? 0 : wholeNumber(tokens, offset, end, "OFFSET", viewName);
     if (ordersByPosition(tokens.subList(orderBy + 2, clauses))) {
       throw UnsupportedViewException.notYet(
@@ -209,6 +219,9 @@ public final class TopRows {
         .anyMatch(item -> item.size() == 1 && item.get(0).kind() == SqlToken.Kind.NUMBER);
   }
 
+  /** The words that may follow the number of a {@code LIMIT}, {@code OFFSET} or {@code FETCH}. */
+  private static final Set<String> CLAUSE_ENDS = Set.of("LIMIT", "OFFSET", "FETCH", "ROW", "ROWS");
+
   /** The words that may follow an {@code ORDER BY} item's expression. */
   private static final Set<String> DIRECTIONS = Set.of("ASC", "DESC", "NULLS", "FIRST", "LAST");
 
@@ -221,16 +234,40 @@ public final class TopRows {
     return text.toString();
   }
 
-  /** The whole number after the {@code LIMIT} or {@code OFFSET} at {@code at}. */
+  /**
+   * The number of rows {@code FETCH {FIRST | NEXT} [n] {ROW | ROWS} ONLY} at {@code at} keeps (1
+   * without {@code n}); {@code WITH TIES} keeps rows that tie with the last and is refused.
+   */
+  private static long fetchedRows(List<SqlToken> tokens, int at, int end, String viewName)
+      throws SQLException {
+    int rows = at + 2;
+    boolean counted = rows < end && tokens.get(rows).kind() == SqlToken.Kind.NUMBER;
+    rows += counted ? 1 : 0;
+    boolean standard =
+        at + 1 < end
+            && (tokens.get(at + 1).isKeyword("FIRST") || tokens.get(at + 1).isKeyword("NEXT"))
+            && rows + 1 < end
+            && (tokens.get(rows).isKeyword("ROW") || tokens.get(rows).isKeyword("ROWS"))
+            && tokens.get(rows + 1).isKeyword("ONLY");
+    if (!standard) {
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "FETCH other than FETCH FIRST n ROWS ONLY",
+          "write FETCH FIRST n ROWS ONLY, or LIMIT n, with n a whole number");
+    }
+    return counted ? wholeNumber(tokens, at + 1, end, "FETCH", viewName) : 1;
+  }
+
+  /**
+   * The whole number after the {@code LIMIT}, {@code OFFSET} or {@code FETCH FIRST} at {@code at}.
+   */
   private static long wholeNumber(
       List<SqlToken> tokens, int at, int end, String clause, String viewName) throws SQLException {
     boolean number =
         at + 1 < end
             && tokens.get(at + 1).kind() == SqlToken.Kind.NUMBER
             && tokens.get(at + 1).text().chars().allMatch(Character::isDigit)
-            && (at + 2 == end
-                || tokens.get(at + 2).isKeyword("LIMIT")
-                || tokens.get(at + 2).isKeyword("OFFSET"));
+            && (at + 2 == end || CLAUSE_ENDS.contains(tokens.get(at + 2).upper()));
     if (!number) {
       throw UnsupportedViewException.notYet(
           viewName,

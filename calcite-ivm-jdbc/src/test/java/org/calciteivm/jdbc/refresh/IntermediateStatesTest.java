@@ -34,6 +34,32 @@ class IntermediateStatesTest {
         });
   }
 
+  /**
+   * A FROM subquery or a set-operation branch that keeps its top rows (LIMIT, FETCH) is split: its
+   * rows depend on all of its input's, whether or not it aggregates.
+   */
+  @Test
+  void subqueriesWithLimitBecomeNodes() throws SQLException {
+    Split split =
+        split(
+            "SELECT g, COUNT(*) AS n FROM (SELECT id, g FROM item ORDER BY id LIMIT 4) AS d"
+                + " GROUP BY g",
+            3,
+            "v");
+    assertThat(split.nodes())
+        .extracting(Node::query)
+        .containsExactly("SELECT id, g FROM item ORDER BY id LIMIT 4");
+    assertThat(split.query())
+        .isEqualTo("SELECT g, COUNT(*) AS n FROM  \"_ivm\".\"node_3_1\"  AS d GROUP BY g");
+    Split branches =
+        split(
+            "(SELECT id FROM item ORDER BY id FETCH FIRST 2 ROWS ONLY)"
+                + " UNION ALL (SELECT id FROM item ORDER BY id DESC LIMIT 2)",
+            4,
+            "v");
+    assertThat(branches.nodes()).hasSize(2);
+  }
+
   /** A branch that aggregates only with one of DuckDB's own aggregates is split too. */
   @Test
   void branchAggregatingWithADuckDbAggregateBecomesANode() throws SQLException {

@@ -34,6 +34,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * SUM} or {@code AVG}), the kind of a subquery.
  */
 final class ConstructNames {
+  /** A {@code LIMIT}, {@code OFFSET} or {@code FETCH} below the top of a view. */
+  static final String LIMIT = "LIMIT/OFFSET";
+
   private ConstructNames() {}
 
   /**
@@ -49,7 +52,7 @@ final class ConstructNames {
     }
     if (rel instanceof Sort sort) {
       if (sort.fetch != null || sort.offset != null) {
-        return "LIMIT/OFFSET";
+        return LIMIT;
       }
       return "ORDER BY (a materialized view is a bag; order rows when you query it)";
     }

@@ -84,8 +84,8 @@ public final class ViewAnalyzer {
    * Whether {@code refusal} names a construct that a view can have when it is kept as several
    * stored relations (intermediate states): an aggregate or DISTINCT below a join, a union or
    * another aggregate, grouping sets (a union of aggregates), an aggregate of DISTINCT values, a
-   * window function, {@code INTERSECT ALL} or {@code EXCEPT ALL} anywhere but at the top, or an
-   * aggregate below those. These rules maintain one relation at a time.
+   * window function, {@code INTERSECT ALL}, {@code EXCEPT ALL} or {@code LIMIT} anywhere but at the
+   * top, or an aggregate below those. These rules maintain one relation at a time.
    */
   public static boolean needsIntermediateStates(UnsupportedViewException refusal) {
     return refusal.construct().equals(AGGREGATE_BELOW_JOIN)
@@ -100,6 +100,8 @@ public final class ViewAnalyzer {
         || refusal.construct().equals("EXCEPT ALL")
         || refusal.construct().equals(GROUPING_SETS)
         || refusal.construct().equals(NO_BASE_TABLE)
+        // top rows of a subquery: TopRows writes them as a window filter in a view of their own
+        || refusal.construct().equals(ConstructNames.LIMIT)
         || refusal.construct().endsWith(DISTINCT_ARGUMENT);
   }
 
