@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.rules.merge.BagMerge;
+import org.calciteivm.rules.merge.StandardMerge;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -22,8 +24,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       which its merge keeps in the view delta table: it is appended to the log as it is.
  *   <li>An aggregate view stores per group a state its rows are computed from (and HAVING may hide
  *       a group). Its change is, for each group the merge touches, the group's row before the merge
- *       with weight -1 and after it with +1, equal pairs cancelled: the touched groups' rows are
- *       read through the user view's query before and after the merge.
+ *       with weight -1 and after it with +1, equal pairs cancelled. The touched groups' state is
+ *       kept before the merge; when the merge folds the change in ({@code GROUP_MERGE}, {@code
+ *       GROUP_APPEND}), their state after it is computed from that and the view delta, as the MERGE
+ *       computes it ({@link StandardMerge#mergedGroups}), so the stored table is read once; a merge
+ *       that recomputes groups ({@code GROUP_RECOMPUTE}) is read again after it.
  *   <li>A recompute touches every row: the whole view before with -1 and after with +1,
  *       consolidated.
  * </ul>
@@ -32,36 +37,51 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * base table's captured rows.
  */
 final class ChangeEmission {
+  /**
+   * The queries of an aggregate view's rows in the groups its view delta touches.
+   *
+   * @param touchedRowsSql the user view's rows of those groups, read from the stored table
+   * @param touchedStateSql the stored state of those groups
+   * @param oldRowsSql the user view's rows of the state kept by {@code touchedStateSql} before the
+   *     merge (in the table {@code <view delta>_old_state})
+   * @param mergedRowsSql the user view's rows of that state merged with the view delta
+   */
+  record Groups(
+      String touchedRowsSql, String touchedStateSql, String oldRowsSql, String mergedRowsSql) {}
+
   private final TrackedTable log;
   private final String userView;
-  private final @Nullable String touchedGroupsSql;
+  private final @Nullable Groups groups;
   private final String oldRowsTable;
+  private final String oldStateTable;
   private final String viewDeltaTable;
 
   /**
    * @param log the change log the view's refresh writes (the view's user view, tracked)
    * @param userView the user view, quoted and qualified
-   * @param touchedGroupsSql for an aggregate view, the query of its user view restricted to the
-   *     groups of the view delta kept in {@code viewDeltaTable}; null for a view without aggregate
+   * @param groups for an aggregate view, the queries of its touched groups; null for a view without
+   *     aggregate
    * @param viewDeltaTable the name (unquoted) of the temporary table the merge keeps the view delta
    *     in
    */
   ChangeEmission(
-      TrackedTable log, String userView, @Nullable String touchedGroupsSql, String viewDeltaTable) {
+      TrackedTable log, String userView, @Nullable Groups groups, String viewDeltaTable) {
     this.log = log;
     this.userView = userView;
-    this.touchedGroupsSql = touchedGroupsSql;
+    this.groups = groups;
     this.viewDeltaTable = IvmNames.quote(viewDeltaTable);
     this.oldRowsTable = IvmNames.quote(viewDeltaTable + "_old");
+    this.oldStateTable = IvmNames.quote(viewDeltaTable + "_old_state");
   }
 
   /**
-   * {@code merge}, the statements of an incremental merge that keep the view delta (see {@link
-   * org.calciteivm.rules.api.StoredView#keepsDelta}), with the statements that write the change.
+   * {@code merge}, the statements of an incremental merge {@code strategy} that keep the view delta
+   * (see {@link org.calciteivm.rules.api.StoredView#keepsDelta}), with the statements that write
+   * the change.
    */
-  ImmutableList<String> incremental(List<String> merge) {
+  ImmutableList<String> incremental(MergeStrategy strategy, List<String> merge) {
     ImmutableList.Builder<String> statements = ImmutableList.builder();
-    if (touchedGroupsSql == null) {
+    if (groups == null) {
       int columns = log.capturedColumns().size();
       String tuple =
           IntStream.range(0, columns)
@@ -79,11 +99,20 @@ final class ChangeEmission {
           .build();
     }
     // the first statement keeps the view delta, whose groups are the touched ones
+    statements.add(merge.get(0));
+    if (strategy == MergeStrategy.GROUP_MERGE || strategy == MergeStrategy.GROUP_APPEND) {
+      return statements
+          .add(keep(oldStateTable, groups.touchedStateSql()))
+          .add(insertChange(groups.oldRowsSql(), groups.mergedRowsSql()))
+          .addAll(merge.subList(1, merge.size()))
+          .add("DROP TABLE " + oldStateTable)
+          .add("DROP TABLE " + viewDeltaTable)
+          .build();
+    }
     return statements
-        .add(merge.get(0))
-        .add(keepOldRows(touchedGroupsSql))
+        .add(keep(oldRowsTable, groups.touchedRowsSql()))
         .addAll(merge.subList(1, merge.size()))
-        .add(insertChange(touchedGroupsSql))
+        .add(insertChange("SELECT * FROM " + oldRowsTable, groups.touchedRowsSql()))
         .add("DROP TABLE " + oldRowsTable)
         .add("DROP TABLE " + viewDeltaTable)
         .build();
@@ -95,19 +124,21 @@ final class ChangeEmission {
   ImmutableList<String> full(List<String> recompute) {
     String everyRow = "SELECT * FROM " + userView;
     return ImmutableList.<String>builder()
-        .add(keepOldRows(everyRow))
+        .add(keep(oldRowsTable, everyRow))
         .addAll(recompute)
-        .add(insertChange(everyRow))
+        .add(insertChange("SELECT * FROM " + oldRowsTable, everyRow))
         .add("DROP TABLE " + oldRowsTable)
         .build();
   }
 
-  private String keepOldRows(String rowsSql) {
-    return "CREATE OR REPLACE TEMP TABLE " + oldRowsTable + " AS " + rowsSql;
+  private static String keep(String table, String rowsSql) {
+    return "CREATE OR REPLACE TEMP TABLE " + table + " AS " + rowsSql;
   }
 
-  /** Inserts the rows of {@code rowsSql} with +1 and the kept old rows with -1, consolidated. */
-  private String insertChange(String rowsSql) {
+  /**
+   * Inserts the rows of {@code oldSql} with -1 and those of {@code newSql} with +1, consolidated.
+   */
+  private String insertChange(String oldSql, String newSql) {
     String tuple =
         IntStream.range(0, log.capturedColumns().size())
             .mapToObj(i -> "c" + i)
@@ -115,10 +146,10 @@ final class ChangeEmission {
     return insertInto()
         + "SELECT "
         + tuple
-        + ", sum(w) FROM (SELECT *, -1 FROM "
-        + oldRowsTable
-        + " UNION ALL SELECT *, 1 FROM ("
-        + rowsSql
+        + ", sum(w) FROM (SELECT *, -1 FROM ("
+        + oldSql
+        + ") UNION ALL SELECT *, 1 FROM ("
+        + newSql
         + ")) AS x("
         + tuple
         + ", w) GROUP BY "

@@ -42,6 +42,7 @@ import org.calciteivm.rules.api.StoredView;
 import org.calciteivm.rules.delta.JoinTerms;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.merge.GroupMerge;
+import org.calciteivm.rules.merge.StandardMerge;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
 import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -251,7 +252,7 @@ public final class ViewCompiler {
     }
     String viewDeltaTable = IvmNames.viewDeltaTable(view.id());
     Aggregate aggregate = analysis.aggregate();
-    String touchedGroups = null;
+    ChangeEmission.Groups groups = null;
     if (aggregate != null) {
       AggregateState state = AggregateState.of(aggregate);
       String touchedState =
@@ -264,9 +265,33 @@ public final class ViewCompiler {
                   + " AS v WHERE "
                   + GroupMerge.keysMatch(state)
                   + ")";
-      touchedGroups = readSql(touchedState, aggregate, state);
+      String oldState = "SELECT * FROM " + IvmNames.quote(viewDeltaTable + "_old_state");
+      String mergedState =
+          new StandardMerge(IvmNames::quote)
+              .mergedGroups(
+                  state,
+                  oldState,
+                  "SELECT * FROM " + IvmNames.quote(viewDeltaTable),
+                  dataTableTypes(view));
+      groups =
+          new ChangeEmission.Groups(
+              readSql(touchedState, aggregate, state),
+              touchedState,
+              readSql(oldState, aggregate, state),
+              readSql(mergedState, aggregate, state));
     }
-    return new ChangeEmission(log, view.userView(), touchedGroups, viewDeltaTable);
+    return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
+  }
+
+  /** DuckDB's types of the columns of the table that stores {@code view}, in order. */
+  private List<String> dataTableTypes(ViewEntry view) throws SQLException {
+    List<String> types =
+        DuckDbCatalog.columnTypes(
+            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
+    if (types.isEmpty()) {
+      throw new IllegalStateException("the table of view " + view.displayName() + " is missing");
+    }
+    return types;
   }
 
   /**
@@ -452,7 +477,7 @@ public final class ViewCompiler {
       ImmutableMap<MergeStrategy, ImmutableList<String>> statements =
           emission == null
               ? merges
-              : ImmutableMap.copyOf(Maps.transformValues(merges, emission::incremental));
+              : ImmutableMap.copyOf(Maps.transformEntries(merges, emission::incremental));
       return new RefreshProgram.Delta(
           joins,
           ImmutableList.copyOf(delta.terms()),

@@ -99,8 +99,7 @@ public final class StandardMerge {
     String count = quote.apply(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
-      String name = quote.apply(column.name());
-      sets.add(name + " = " + column.kind().merged("d." + name, "v." + name));
+      sets.add(quote.apply(column.name()) + " = " + merged(column));
     }
     StringBuilder merge =
         new StringBuilder("MERGE INTO ")
@@ -119,7 +118,7 @@ public final class StandardMerge {
       List<String> values = new ArrayList<>();
       state.keys().forEach(k -> values.add("v." + quote.apply(k)));
       for (StateColumn column : state.state()) {
-        values.add(column.kind().initial("v." + quote.apply(column.name())));
+        values.add(initial(column));
       }
       merge
           .append(" WHEN NOT MATCHED AND v.")
@@ -172,6 +171,59 @@ public final class StandardMerge {
           .append(")");
     }
     return merge.toString();
+  }
+
+  /**
+   * The state {@link #groups} leaves in each group its change touches, computed without the stored
+   * table: a query of the columns of {@code state} over the touched groups' state before the merge,
+   * {@code oldStateSql}, and their change, {@code deltaSql}, each value cast to the stored column's
+   * type ({@code columnTypes}, in the order of {@link AggregateState#columnNames}) as the MERGE's
+   * assignment casts it, so that its rows equal those the MERGE writes. A group the merge deletes
+   * (its row count reaches zero) or does not insert has no row.
+   */
+  public String mergedGroups(
+      AggregateState state, String oldStateSql, String deltaSql, List<String> columnTypes) {
+    List<String> columns = new ArrayList<>();
+    int i = 0;
+    for (String key : state.keys()) {
+      columns.add(cast("v." + quote.apply(key), columnTypes.get(i++)) + " AS " + quote.apply(key));
+    }
+    String stored = "d." + quote.apply(AggregateState.COUNT_COLUMN);
+    for (StateColumn column : state.state()) {
+      String value = "CASE WHEN " + stored + " IS NULL THEN " + initial(column);
+      value += " ELSE " + merged(column) + " END";
+      columns.add(cast(value, columnTypes.get(i++)) + " AS " + quote.apply(column.name()));
+    }
+    String change = "v." + quote.apply(AggregateState.COUNT_COLUMN);
+    return "SELECT "
+        + String.join(", ", columns)
+        + " FROM ("
+        + deltaSql
+        + ") AS v LEFT JOIN ("
+        + oldStateSql
+        + ") AS d ON "
+        + keysMatch(state)
+        + (state.keys().isEmpty()
+            ? ""
+            : " WHERE coalesce(" + stored + ", 0) + coalesce(" + change + ", 0) > 0");
+  }
+
+  /**
+   * The value a matched group's {@code column} takes: stored {@code d} merged with change {@code
+   * v}.
+   */
+  private String merged(StateColumn column) {
+    String name = quote.apply(column.name());
+    return column.kind().merged("d." + name, "v." + name);
+  }
+
+  /** The value a new group's {@code column} takes from its change {@code v}. */
+  private String initial(StateColumn column) {
+    return column.kind().initial("v." + quote.apply(column.name()));
+  }
+
+  private static String cast(String value, String type) {
+    return "CAST(" + value + " AS " + type + ")";
   }
 
   /** Stored group {@code d} and changed group {@code v} have the same keys; TRUE without keys. */
