@@ -78,6 +78,41 @@ class CatalogUpgradeTest {
     }
   }
 
+  /**
+   * A MIN/MAX view stored before the counts of its extremes were kept gets them, unknown (NULL),
+   * when a new build plans it; a delete at an extreme then recomputes the group, which counts it.
+   */
+  @Test
+  void extremesStoredWithoutTheirCountsAreCountedAgain() throws SQLException {
+    String path = dir.resolve("old-extremes.duckdb").toString();
+    String query = "SELECT g, MIN(x) AS lo, MAX(x) AS hi FROM e GROUP BY g";
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("CREATE TABLE e (id INTEGER, g INTEGER, x INTEGER)");
+      s.execute("INSERT INTO e VALUES (1, 1, 5), (2, 1, 5), (3, 1, 7), (4, 2, 3), (5, NULL, 1)");
+      s.execute("CREATE MATERIALIZED VIEW m AS " + query);
+    }
+    // what an earlier build stored: no counts, and programs of another build
+    try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
+        Statement s = plain.createStatement()) {
+      s.execute("ALTER TABLE _ivm.view_1_m DROP COLUMN a1_min_count");
+      s.execute("ALTER TABLE _ivm.view_1_m DROP COLUMN a2_max_count");
+      s.execute("UPDATE _ivm.programs SET build = 'an earlier build'");
+    }
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("DELETE FROM e WHERE id = 1");
+      s.execute("INSERT INTO e VALUES (6, 2, 9)");
+      s.execute("REFRESH MATERIALIZED VIEW m");
+      ViewCheck.assertMatches(ivm, "m", query, "after the upgrade");
+      assertThat(ViewCheck.rows(ivm, "SELECT k1, a1_min_count FROM _ivm.view_1_m ORDER BY k1"))
+          .containsExactly("1\t1", "2\tNULL", "NULL\tNULL");
+      s.execute("DELETE FROM e WHERE x = 5");
+      s.execute("REFRESH MATERIALIZED VIEW m");
+      ViewCheck.assertMatches(ivm, "m", query, "after the last 5 went");
+    }
+  }
+
   /** Creates table t and materialized view f over it in the database at {@code path}. */
   private static void createTableAndView(String path) throws SQLException {
     try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);

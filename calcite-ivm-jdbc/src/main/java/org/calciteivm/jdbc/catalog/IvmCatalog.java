@@ -125,6 +125,7 @@ public final class IvmCatalog {
         for (TrackedTable table : catalog.trackedTables()) {
           ChangeLogs.createPendingViews(connection, table);
         }
+        ExtremeCounts.addMissing(connection, catalog);
       }
       boolean olderSystemView = !missing.isEmpty() || !schedules;
       if (systemView.isEmpty() || (olderSystemView && !systemView.get().isTable())) {

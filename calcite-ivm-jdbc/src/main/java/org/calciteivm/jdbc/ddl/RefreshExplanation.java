@@ -237,9 +237,10 @@ public final class RefreshExplanation {
             + " GROUP_APPEND (no empty-group delete) when every change is an insert"
             + " and ivm_skip_aggregate_delete is on";
       case GROUP_RECOMPUTE:
-        return "aggregate view with MIN/MAX: the groups a change touches are recomputed from the"
-            + " base table; with an insert-only change and ivm_minmax_incremental on, MIN/MAX"
-            + " fold with LEAST/GREATEST in a MERGE instead";
+        return "aggregate view with MIN/MAX: one MERGE of each touched group's state change, each"
+            + " extreme kept with the number of rows that hold it; a group whose change deletes"
+            + " every row holding an extreme is recomputed from the base table; with an"
+            + " insert-only change and ivm_minmax_incremental on, one MERGE alone";
       default:
         return strategy.name();
     }

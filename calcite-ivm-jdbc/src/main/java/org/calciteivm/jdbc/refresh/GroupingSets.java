@@ -112,9 +112,7 @@ public final class GroupingSets {
     }
     List<String> keyTypes = keyTypes(duckDb);
     List<String> names =
-        ViewCompiler.describe(duckDb, selectText).stream()
-            .map(ViewCompiler.DescribedColumn::name)
-            .toList();
+        DescribedColumn.describe(duckDb, selectText).stream().map(DescribedColumn::name).toList();
     List<String> branches = new ArrayList<>();
     for (List<SqlNode> set : sets) {
       branches.add(branch(set, keyTypes, names));
@@ -330,8 +328,8 @@ public final class GroupingSets {
     if (select.getWhere() != null) {
       query.append(" WHERE ").append(textOf(select.getWhere()));
     }
-    return ViewCompiler.describe(duckDb, query.toString()).stream()
-        .map(ViewCompiler.DescribedColumn::type)
+    return DescribedColumn.describe(duckDb, query.toString()).stream()
+        .map(DescribedColumn::type)
         .toList();
   }
 

@@ -5,15 +5,12 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Maps;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
@@ -204,7 +201,7 @@ public final class ViewCompiler {
               + maintained.orderBySql());
     }
     AggregateState state = AggregateState.of(aggregate);
-    String read = readSql("SELECT * FROM " + view.dataTable(), aggregate, state);
+    String read = readSql(storedState(state, view, ""), aggregate, state);
     return List.of(
         "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
         "CREATE VIEW "
@@ -225,10 +222,14 @@ public final class ViewCompiler {
     ImmutableList<String> recompute =
         ImmutableList.of(
             "DELETE FROM " + view.dataTable(),
-            "INSERT INTO "
-                + view.dataTable()
-                + " "
-                + (analysis.aggregate() == null ? query : maintained.storedContentSql()));
+            analysis.aggregate() == null
+                ? "INSERT INTO " + view.dataTable() + " " + query
+                : "INSERT INTO "
+                    + view.dataTable()
+                    + " ("
+                    + stateColumns(AggregateState.of(analysis.aggregate()), "")
+                    + ") "
+                    + maintained.storedContentSql());
     ChangeEmission emission = changeEmission(view, tracked);
     return emission == null ? recompute : emission.full(recompute);
   }
@@ -257,10 +258,9 @@ public final class ViewCompiler {
       AggregateState state = AggregateState.of(aggregate);
       String touchedState =
           state.keys().isEmpty()
-              ? "SELECT * FROM " + view.dataTable()
-              : "SELECT d.* FROM "
-                  + view.dataTable()
-                  + " AS d WHERE EXISTS (SELECT 1 FROM "
+              ? storedState(state, view, "")
+              : storedState(state, view, "d")
+                  + " WHERE EXISTS (SELECT 1 FROM "
                   + IvmNames.quote(viewDeltaTable)
                   + " AS v WHERE "
                   + GroupMerge.keysMatch(state)
@@ -272,7 +272,7 @@ public final class ViewCompiler {
                   state,
                   oldState,
                   "SELECT * FROM " + IvmNames.quote(viewDeltaTable),
-                  dataTableTypes(view));
+                  dataTableTypes(view, state));
       groups =
           new ChangeEmission.Groups(
               readSql(touchedState, aggregate, state),
@@ -283,15 +283,40 @@ public final class ViewCompiler {
     return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
   }
 
-  /** DuckDB's types of the columns of the table that stores {@code view}, in order. */
-  private List<String> dataTableTypes(ViewEntry view) throws SQLException {
-    List<String> types =
-        DuckDbCatalog.columnTypes(
-            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
-    if (types.isEmpty()) {
-      throw new IllegalStateException("the table of view " + view.displayName() + " is missing");
+  /**
+   * The stored state of {@code view}, its columns named in the order of {@code state} (a table an
+   * earlier version stored has some at its end), aliased {@code alias} if not empty.
+   */
+  private static String storedState(AggregateState state, ViewEntry view, String alias) {
+    return "SELECT "
+        + stateColumns(state, alias)
+        + " FROM "
+        + view.dataTable()
+        + (alias.isEmpty() ? "" : " AS " + alias);
+  }
+
+  /** The columns of {@code state}, in order, qualified by {@code alias} if not empty. */
+  private static String stateColumns(AggregateState state, String alias) {
+    return state.columnNames().stream()
+        .map(c -> (alias.isEmpty() ? "" : alias + ".") + IvmNames.quote(c))
+        .collect(Collectors.joining(", "));
+  }
+
+  /** DuckDB's types of the columns of {@code state} in the table that stores {@code view}. */
+  private List<String> dataTableTypes(ViewEntry view, AggregateState state) throws SQLException {
+    String table = IvmNames.viewDataTable(view.id(), view.name());
+    List<String> names = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, table);
+    List<String> types = DuckDbCatalog.columnTypes(connection, IvmNames.SCHEMA, table);
+    List<String> ordered = new ArrayList<>();
+    for (String column : state.columnNames()) {
+      int i = names.indexOf(column);
+      if (i < 0) {
+        throw new IllegalStateException(
+            "the table of view " + view.displayName() + " has no column " + column);
+      }
+      ordered.add(types.get(i));
     }
-    return types;
+    return ordered;
   }
 
   /**
@@ -323,7 +348,7 @@ public final class ViewCompiler {
             : UNPARSER.toSql(
                 replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
     if (describedColumns == null) {
-      describedColumns = describe(connection, userQuery);
+      describedColumns = DescribedColumn.describe(connection, userQuery);
     }
     List<DescribedColumn> columns = describedColumns;
     List<String> aliases = new ArrayList<>();
@@ -370,33 +395,10 @@ public final class ViewCompiler {
     return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
   }
 
-  /** The names of the columns of a query, as {@link #describe} gives them. */
+  /** The names of the columns of a query, as {@link DescribedColumn#describe} gives them. */
   public static IntermediateStates.ColumnNames columnNames(Connection connection) {
-    return query -> describe(connection, query).stream().map(DescribedColumn::name).toList();
-  }
-
-  /** A column of a query's result as DuckDB describes it. */
-  record DescribedColumn(String name, String type) {}
-
-  /**
-   * The names and types DuckDB gives the columns of {@code query}, names made unique as {@code
-   * CREATE TABLE ... AS} makes them ({@code a}, {@code a_1}, ...).
-   */
-  static List<DescribedColumn> describe(Connection connection, String query) throws SQLException {
-    List<DescribedColumn> columns = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    try (Statement s = connection.createStatement();
-        ResultSet rs = s.executeQuery("DESCRIBE " + query)) {
-      while (rs.next()) {
-        String name = rs.getString("column_name");
-        String unique = name;
-        for (int suffix = 1; !seen.add(unique.toLowerCase(Locale.ROOT)); suffix++) {
-          unique = name + "_" + suffix;
-        }
-        columns.add(new DescribedColumn(unique, rs.getString("column_type")));
-      }
-    }
-    return columns;
+    return query ->
+        DescribedColumn.describe(connection, query).stream().map(DescribedColumn::name).toList();
   }
 
   /** The table id of each scan of the view, in join order (a self-join reads one table twice). */

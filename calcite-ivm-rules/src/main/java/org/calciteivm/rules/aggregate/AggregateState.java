@@ -6,7 +6,9 @@ import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
 
@@ -48,6 +50,50 @@ public final class AggregateState {
       columns.forEach(c -> names.add(c.name()));
       names.addAll(kind.deltaOnlyColumns(prefix));
       return names.build();
+    }
+
+    /** The names of the state columns its first pass computes: all but the counted last ones. */
+    List<String> firstPass() {
+      return names(0, columns.size() - kind.countedColumns());
+    }
+
+    /** The names of the state columns counted in a second pass. */
+    List<String> counted() {
+      return names(columns.size() - kind.countedColumns(), columns.size());
+    }
+
+    /** The names of the columns of its change that a change that may delete counts exactly. */
+    List<String> countedInDelta() {
+      List<String> names = new ArrayList<>(counted());
+      List<String> deltaOnly = kind.deltaOnlyColumns(prefix);
+      names.addAll(deltaOnly.subList(deltaOnly.size() - kind.countedColumns(), deltaOnly.size()));
+      return names;
+    }
+
+    /** Its arguments in a row whose input columns start at {@code inputStart}. */
+    List<RexNode> arguments(RelBuilder builder, int inputStart) {
+      List<RexNode> args = new ArrayList<>();
+      call.getArgList().forEach(a -> args.add(builder.field(inputStart + a)));
+      return args;
+    }
+
+    /**
+     * {@code weight} where its FILTER holds in a row whose input columns start at {@code
+     * inputStart} (a LEFT join's row of NULLs holds none), else 0; {@code weight} if it has none.
+     */
+    RexNode filtered(RelBuilder builder, int inputStart, RexNode weight) {
+      if (call.filterArg < 0) {
+        return weight;
+      }
+      return builder.call(
+          SqlStdOperatorTable.CASE,
+          builder.call(SqlStdOperatorTable.IS_TRUE, builder.field(inputStart + call.filterArg)),
+          weight,
+          builder.getRexBuilder().makeZeroLiteral(weight.getType()));
+    }
+
+    private List<String> names(int from, int to) {
+      return columns.subList(from, to).stream().map(StateColumn::name).toList();
     }
   }
 
@@ -106,6 +152,11 @@ public final class AggregateState {
     return calls.stream().anyMatch(c -> !c.kind().invertible());
   }
 
+  /** Whether some aggregate counts the rows at its extreme (MIN, MAX) in a second pass. */
+  public boolean countsExtremes() {
+    return calls.stream().anyMatch(c -> c.kind().countedColumns() > 0);
+  }
+
   /**
    * Whether a change without deletes folds into every aggregate's state; if not, a view's every
    * refresh recomputes the groups it touches ({@link MaintainedAggregate#foldsInserts}).
@@ -138,23 +189,29 @@ public final class AggregateState {
     return names.build();
   }
 
-  /** The state of every group of {@code input} (the aggregate's input, or a part of it). */
+  /**
+   * The state of every group of {@code input} (the aggregate's input, or a part of it): one pass
+   * over its rows, and a second one for the counts of extremes ({@link #counted}).
+   */
   public RelNode stateAggregate(RelBuilder builder, RelNode input) {
     builder.push(input);
     List<AggCall> stateCalls = new ArrayList<>();
+    List<String> names = new ArrayList<>();
     stateCalls.add(builder.countStar(COUNT_COLUMN));
+    names.add(COUNT_COLUMN);
     for (Maintained c : calls) {
       List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
-      addNamed(
-          builder, c, computed, c.columns().stream().map(StateColumn::name).toList(), stateCalls);
+      addNamed(builder, c, computed, c.firstPass(), stateCalls);
+      names.addAll(c.firstPass());
     }
-    return aggregateWithKeys(builder, stateCalls, state.stream().map(StateColumn::name).toList());
+    return counted(builder, aggregateWithKeys(builder, stateCalls, names), input);
   }
 
   /**
    * The change of every group's state caused by {@code delta}, a Z-set of the aggregate's input
    * whose last column is the weight: one row per group the change touches, with the change of each
-   * state column (see the class comment for the identity).
+   * state column (see the class comment for the identity), in one pass over its rows; the counts of
+   * extremes are bounds ({@link MaintainedAggregate#delta}).
    */
   public RelNode deltaStateAggregate(RelBuilder builder, RelNode delta) {
     int weightIndex = delta.getRowType().getFieldCount() - 1;
@@ -168,6 +225,111 @@ public final class AggregateState {
       addNamed(builder, c, changes, c.deltaColumns(), deltaCalls);
     }
     return aggregateWithKeys(builder, deltaCalls, deltaColumnNames());
+  }
+
+  /**
+   * {@link #deltaStateAggregate}, with the counts of extremes exact if {@code exactCounts}: a
+   * change that may delete counts them in a second pass over its rows, so that a group whose
+   * extreme a row is deleted and inserted at (an update) keeps its count. The row type is the same.
+   */
+  public RelNode deltaStateAggregate(RelBuilder builder, RelNode delta, boolean exactCounts) {
+    RelNode bounded = deltaStateAggregate(builder, delta);
+    if (!exactCounts || !countsExtremes()) {
+      return bounded;
+    }
+    int weightIndex = delta.getRowType().getFieldCount() - 1;
+    int firstFields = joinWithGroups(builder, bounded, delta);
+    List<String> names = bounded.getRowType().getFieldNames();
+    List<AggCall> sums = new ArrayList<>();
+    List<String> exact = new ArrayList<>();
+    for (Maintained c : calls) {
+      List<String> counted = c.countedInDelta();
+      List<RexNode> firstPass = new ArrayList<>();
+      for (String name : c.deltaColumns()) {
+        if (!counted.contains(name)) {
+          firstPass.add(builder.field(names.indexOf(name)));
+        }
+      }
+      List<RexNode> weights =
+          c.kind()
+              .deltaCounted(
+                  builder,
+                  builder.field(firstFields + weightIndex),
+                  c.arguments(builder, firstFields),
+                  firstPass);
+      for (int i = 0; i < weights.size(); i++) {
+        sums.add(builder.sum(c.filtered(builder, firstFields, weights.get(i))).as(counted.get(i)));
+        exact.add(counted.get(i));
+      }
+    }
+    List<Integer> kept = new ArrayList<>();
+    for (int i = 0; i < firstFields; i++) {
+      if (!exact.contains(names.get(i))) {
+        kept.add(i);
+      }
+    }
+    builder.aggregate(builder.groupKey(builder.fields(kept)), sums);
+    // in the bounded change's order and types (a count's SUM may be wider than its bound's MAX)
+    builder.project(builder.fields(names), names, true);
+    return builder.convert(bounded.getRowType(), false).build();
+  }
+
+  /**
+   * Pushes onto {@code builder} the rows of {@code input} (the aggregate's input, or its change),
+   * each joined NULL-safely by its group's keys with {@code groups}, a relation with the keys
+   * first; a group without rows (no GROUP BY over no rows) keeps one row of NULLs. Returns how many
+   * columns {@code groups} has: the input's columns follow.
+   */
+  private int joinWithGroups(RelBuilder builder, RelNode groups, RelNode input) {
+    builder.push(groups).push(input);
+    List<RexNode> keysMatch = new ArrayList<>();
+    List<Integer> groupColumns = aggregate.getGroupSet().asList();
+    for (int i = 0; i < groupColumns.size(); i++) {
+      // the call, not RelBuilder.isNotDistinctFrom's expansion (an OR DuckDB cannot hash-join on)
+      keysMatch.add(
+          builder.call(
+              SqlStdOperatorTable.IS_NOT_DISTINCT_FROM,
+              builder.field(2, 0, i),
+              builder.field(2, 1, groupColumns.get(i))));
+    }
+    builder.join(
+        JoinRelType.LEFT, keysMatch.isEmpty() ? builder.literal(true) : builder.and(keysMatch));
+    return groups.getRowType().getFieldCount();
+  }
+
+  /**
+   * {@code first}, the first pass of the state over {@code input} (keys, then the columns each call
+   * computes there), completed with the counted columns of the calls that have some: a second pass
+   * over {@code input}'s rows, each joined (NULL-safely, by its group's keys) with its group's
+   * first-pass row, sums them; a group without rows (no GROUP BY over no rows) sums none. The
+   * result has the keys, then the state columns; {@code first} itself if no call counts.
+   */
+  private RelNode counted(RelBuilder builder, RelNode first, RelNode input) {
+    if (!countsExtremes()) {
+      return first;
+    }
+    int firstFields = joinWithGroups(builder, first, input);
+    List<AggCall> sums = new ArrayList<>();
+    for (Maintained c : calls) {
+      List<RexNode> firstPass = new ArrayList<>();
+      for (String name : c.firstPass()) {
+        firstPass.add(builder.field(first.getRowType().getFieldNames().indexOf(name)));
+      }
+      List<RexNode> weights =
+          c.kind().stateCounted(builder, c.arguments(builder, firstFields), firstPass);
+      for (int i = 0; i < weights.size(); i++) {
+        sums.add(
+            builder.sum(c.filtered(builder, firstFields, weights.get(i))).as(c.counted().get(i)));
+      }
+    }
+    builder.aggregate(builder.groupKey(builder.fields().subList(0, firstFields)), sums);
+    List<RexNode> outputs = new ArrayList<>(builder.fields().subList(0, keys.size()));
+    List<String> outputNames = new ArrayList<>(keys);
+    for (StateColumn column : state) {
+      outputs.add(builder.field(column.name()));
+      outputNames.add(column.name());
+    }
+    return builder.project(outputs, outputNames, true).build();
   }
 
   /**

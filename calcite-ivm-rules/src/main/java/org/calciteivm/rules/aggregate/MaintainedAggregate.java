@@ -22,8 +22,8 @@ public interface MaintainedAggregate {
   List<StateColumn> stateColumns(String prefix);
 
   /**
-   * The aggregate calls that compute the state of a group from its rows, one per state column;
-   * {@code args} are the call's arguments.
+   * The aggregate calls that compute the state of a group from its rows, one per state column but
+   * the {@linkplain #countedColumns counted} ones; {@code args} are the call's arguments.
    */
   List<AggCall> state(RelBuilder builder, List<RexNode> args);
 
@@ -39,6 +39,36 @@ public interface MaintainedAggregate {
    * apply it (named after {@code prefix}, as {@link #stateColumns}); none by default.
    */
   default List<String> deltaOnlyColumns(String prefix) {
+    return List.of();
+  }
+
+  /**
+   * How many of the last {@linkplain #stateColumns state columns} the state computes in a second
+   * pass over the group's rows, which sees what the first pass ({@link #state}) computed for the
+   * group ({@link #stateCounted}); none by default. A change bounds them in one pass ({@link
+   * #delta}), or counts them in a second pass too if it may delete ({@link #deltaCounted}).
+   */
+  default int countedColumns() {
+    return 0;
+  }
+
+  /**
+   * For a kind with {@linkplain #countedColumns counted columns}: per row of a group, what each
+   * counted state column sums, given the group's first-pass state columns {@code firstPass}.
+   */
+  default List<RexNode> stateCounted(
+      RelBuilder builder, List<RexNode> args, List<RexNode> firstPass) {
+    return List.of();
+  }
+
+  /**
+   * For a kind with {@linkplain #countedColumns counted columns}, when a change counts exactly (a
+   * change that may delete): per row of a Z-set whose weight is {@code weight}, what each counted
+   * column of the change sums (the state's counted ones, then as many last change-only ones), given
+   * the group's other change columns {@code firstPass}; {@link #delta} bounds them instead.
+   */
+  default List<RexNode> deltaCounted(
+      RelBuilder builder, RexNode weight, List<RexNode> args, List<RexNode> firstPass) {
     return List.of();
   }
 

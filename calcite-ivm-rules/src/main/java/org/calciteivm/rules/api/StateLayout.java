@@ -10,8 +10,9 @@ import java.util.List;
  *       k1..kn}, in the order of the view's {@code GROUP BY}), then the hidden {@link #columns()}:
  *       {@code _ivm_count}, the group's row count (a group exists while it is positive), and per
  *       aggregate its state ({@code ai_sum} and {@code ai_count} for {@code SUM} and {@code AVG},
- *       {@code ai_count} for {@code COUNT}, the current extreme for {@code MIN} and {@code MAX},
- *       ...). The view's values are computed from them by {@link MaintainedView#readSql}.
+ *       {@code ai_count} for {@code COUNT}, the current extreme and how many rows hold it ({@code
+ *       ai_min} and {@code ai_min_count}) for {@code MIN} and {@code MAX}, ...). The view's values
+ *       are computed from them by {@link MaintainedView#readSql}.
  *   <li>A view without aggregate on a {@linkplain SqlTarget#countsBagRows() standard target} stores
  *       each distinct row once: its columns ({@link #keys()}, the view's column names) and {@code
  *       _ivm_count}, its number of copies.
@@ -41,6 +42,10 @@ public record StateLayout(List<String> keys, List<Column> columns) {
     MIN,
     /** A maximum: the larger of both, only when nothing was deleted. */
     MAX,
+    /** How many rows hold the minimum: merged from the minimum's change (NULL: unknown). */
+    MIN_COUNT,
+    /** How many rows hold the maximum: merged from the maximum's change (NULL: unknown). */
+    MAX_COUNT,
     /** A value only a recompute of its group writes. */
     RECOMPUTED
   }

@@ -2,6 +2,7 @@ package org.calciteivm.rules.delta;
 
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.rules.TransformationRule;
 import org.calciteivm.rules.IvmRelBuilders;
@@ -32,9 +33,16 @@ public class ChangeAggregateTransposeRule extends RelRule<ChangeAggregateTranspo
   @Override
   public void onMatch(RelOptRuleCall call) {
     Aggregate aggregate = call.rel(1);
+    DeltaContext context = DeltaContext.of(call);
+    RelNode input = aggregate.getInput();
+    // counts of extremes are exact when the change may delete (bounds otherwise: one pass)
+    boolean deletes =
+        JoinTerms.negativeWeightsPossible(input, context)
+            || JoinTerms.scannedTables(input).stream()
+                .anyMatch(t -> context.hasDelta().test(t) && !context.insertOnly().test(t));
     call.transformTo(
         AggregateState.of(aggregate)
-            .deltaStateAggregate(call.builder(), ChangeOf.create(aggregate.getInput())));
+            .deltaStateAggregate(call.builder(), ChangeOf.create(input), deletes));
   }
 
   /** Rule configuration. */

@@ -193,6 +193,9 @@ public final class JoinTerms {
         List<Term> terms = terms(project.getInput());
         return negates ? terms.stream().map(Term::negated).toList() : terms;
       }
+      if (node instanceof Join join && secondPass(join)) {
+        return terms(join.getRight());
+      }
       if (node instanceof Join join) {
         List<Term> terms = new ArrayList<>();
         for (Term left : terms(join.getLeft())) {
@@ -213,6 +216,34 @@ public final class JoinTerms {
         return terms;
       }
       throw new IllegalStateException("unexpected in a delta plan: " + node.getRelTypeName());
+    }
+
+    /**
+     * Whether {@code join} is the second pass of an aggregate's change ({@link
+     * org.calciteivm.rules.aggregate.AggregateState#deltaStateAggregate(
+     * org.apache.calcite.tools.RelBuilder, RelNode, boolean)}): the change's rows joined with their
+     * group's row of an aggregate of those same rows. Its terms are the change's.
+     */
+    private static boolean secondPass(Join join) {
+      RelNode groups = join.getLeft().stripped();
+      while (groups instanceof Project) {
+        groups = groups.getInput(0).stripped();
+      }
+      if (!(groups instanceof Aggregate aggregate)) {
+        return false;
+      }
+      // the aggregate reads the rows through projections of its own arguments
+      String rows = join.getRight().stripped().getDigest();
+      for (RelNode input = aggregate.getInput().stripped();
+          ;
+          input = input.getInput(0).stripped()) {
+        if (input.getDigest().equals(rows)) {
+          return true;
+        }
+        if (!(input instanceof Project)) {
+          return false;
+        }
+      }
     }
 
     /**

@@ -213,13 +213,12 @@ public final class StandardMerge {
    * v}.
    */
   private String merged(StateColumn column) {
-    String name = quote.apply(column.name());
-    return column.kind().merged("d." + name, "v." + name);
+    return column.merged(name -> "d." + quote.apply(name), name -> "v." + quote.apply(name));
   }
 
   /** The value a new group's {@code column} takes from its change {@code v}. */
   private String initial(StateColumn column) {
-    return column.kind().initial("v." + quote.apply(column.name()));
+    return column.initial(name -> "v." + quote.apply(name));
   }
 
   private static String cast(String value, String type) {

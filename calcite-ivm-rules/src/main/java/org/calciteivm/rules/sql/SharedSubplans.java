@@ -14,8 +14,10 @@ import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalTableScan;
+import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.schema.impl.ListTransientTable;
 import org.apache.calcite.sql.SqlDialect;
 
@@ -63,7 +65,10 @@ final class SharedSubplans {
               @Override
               public RelNode visit(RelNode other) {
                 String text = texts.get(other);
-                if (text != null && occurrences.get(text) > 1 && worthSharing(other)) {
+                if (text != null
+                    && occurrences.get(text) > 1
+                    && worthSharing(other)
+                    && !projectsConstants(other)) {
                   Shared found =
                       shared.computeIfAbsent(
                           text, t -> new Shared(PREFIX + (shared.size() + 1), other));
@@ -87,6 +92,15 @@ final class SharedSubplans {
             new ListTransientTable(name, subplan.getRowType()),
             ImmutableList.of(name));
     return LogicalTableScan.create(subplan.getCluster(), table, ImmutableList.of());
+  }
+
+  /**
+   * Whether {@code rel} projects constants, which must stay constants where it is read (the 0.25 of
+   * {@code quantile_cont(x, 0.25)}): its input is shared instead, and it is applied at each read.
+   */
+  private static boolean projectsConstants(RelNode rel) {
+    return rel instanceof Project project
+        && project.getProjects().stream().anyMatch(e -> e instanceof RexLiteral);
   }
 
   private static TableScan firstScan(RelNode rel) {
