@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
@@ -75,8 +74,13 @@ public final class ViewCompiler {
   private final RelNode plan;
   private final ViewAnalyzer.Analysis analysis;
 
-  /** The columns of the view's query as DuckDB describes them, once asked. */
+  /**
+   * The columns of the view's query as DuckDB describes them, and the types of its stored state's,
+   * once asked: a delta compiler outlives the connection it was made on ({@link #deltaCompiler}).
+   */
   private @Nullable List<DescribedColumn> describedColumns;
+
+  private @Nullable List<String> storedTypes;
 
   private ViewCompiler(
       Connection connection,
@@ -201,7 +205,7 @@ public final class ViewCompiler {
               + maintained.orderBySql());
     }
     AggregateState state = AggregateState.of(aggregate);
-    String read = readSql(storedState(state, view, ""), aggregate, state);
+    String read = readSql(StoredState.select(state, view, ""), aggregate, state);
     return List.of(
         "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
         "CREATE VIEW "
@@ -227,7 +231,7 @@ public final class ViewCompiler {
                 : "INSERT INTO "
                     + view.dataTable()
                     + " ("
-                    + stateColumns(AggregateState.of(analysis.aggregate()), "")
+                    + StoredState.columns(AggregateState.of(analysis.aggregate()), "")
                     + ") "
                     + maintained.storedContentSql());
     ChangeEmission emission = changeEmission(view, tracked);
@@ -258,8 +262,8 @@ public final class ViewCompiler {
       AggregateState state = AggregateState.of(aggregate);
       String touchedState =
           state.keys().isEmpty()
-              ? storedState(state, view, "")
-              : storedState(state, view, "d")
+              ? StoredState.select(state, view, "")
+              : StoredState.select(state, view, "d")
                   + " WHERE EXISTS (SELECT 1 FROM "
                   + IvmNames.quote(viewDeltaTable)
                   + " AS v WHERE "
@@ -283,40 +287,19 @@ public final class ViewCompiler {
     return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
   }
 
-  /**
-   * The stored state of {@code view}, its columns named in the order of {@code state} (a table an
-   * earlier version stored has some at its end), aliased {@code alias} if not empty.
-   */
-  private static String storedState(AggregateState state, ViewEntry view, String alias) {
-    return "SELECT "
-        + stateColumns(state, alias)
-        + " FROM "
-        + view.dataTable()
-        + (alias.isEmpty() ? "" : " AS " + alias);
-  }
-
-  /** The columns of {@code state}, in order, qualified by {@code alias} if not empty. */
-  private static String stateColumns(AggregateState state, String alias) {
-    return state.columnNames().stream()
-        .map(c -> (alias.isEmpty() ? "" : alias + ".") + IvmNames.quote(c))
-        .collect(Collectors.joining(", "));
+  private List<DescribedColumn> describedColumns() throws SQLException {
+    if (describedColumns == null) {
+      describedColumns = DescribedColumn.describe(connection, userQuery);
+    }
+    return describedColumns;
   }
 
   /** DuckDB's types of the columns of {@code state} in the table that stores {@code view}. */
   private List<String> dataTableTypes(ViewEntry view, AggregateState state) throws SQLException {
-    String table = IvmNames.viewDataTable(view.id(), view.name());
-    List<String> names = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, table);
-    List<String> types = DuckDbCatalog.columnTypes(connection, IvmNames.SCHEMA, table);
-    List<String> ordered = new ArrayList<>();
-    for (String column : state.columnNames()) {
-      int i = names.indexOf(column);
-      if (i < 0) {
-        throw new IllegalStateException(
-            "the table of view " + view.displayName() + " has no column " + column);
-      }
-      ordered.add(types.get(i));
+    if (storedTypes == null) {
+      storedTypes = StoredState.types(connection, view, state);
     }
-    return ordered;
+    return storedTypes;
   }
 
   /**
@@ -347,10 +330,7 @@ public final class ViewCompiler {
             ? "SELECT * FROM " + IvmNames.quote(GROUPS)
             : UNPARSER.toSql(
                 replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
-    if (describedColumns == null) {
-      describedColumns = DescribedColumn.describe(connection, userQuery);
-    }
-    List<DescribedColumn> columns = describedColumns;
+    List<DescribedColumn> columns = describedColumns();
     List<String> aliases = new ArrayList<>();
     List<String> outputs = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
@@ -414,13 +394,18 @@ public final class ViewCompiler {
   DeltaCompiler deltaCompiler(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
     schema.forView(view.id());
-    return analysis.aggregate() == null
-        ? new DeltaCompiler(
-            view,
-            tracked,
-            DuckDbCatalog.columnNames(
-                connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())))
-        : new DeltaCompiler(view, tracked, List.of());
+    Aggregate aggregate = analysis.aggregate();
+    if (aggregate == null) {
+      return new DeltaCompiler(
+          view,
+          tracked,
+          DuckDbCatalog.columnNames(
+              connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())));
+    }
+    // read from the database now, while the connection is open: compiles come later
+    describedColumns();
+    dataTableTypes(view, AggregateState.of(aggregate));
+    return new DeltaCompiler(view, tracked, List.of());
   }
 
   /** The tracked table a scan of the view reads. */

@@ -24,8 +24,11 @@ import org.apache.calcite.tools.RelBuilder.AggCall;
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
  * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights,
  * the row count as {@code SUM(w)}. MIN and MAX are not invertible: their change is folded in with
- * LEAST and GREATEST unless it deletes the stored extreme, and then the group is recomputed ({@link
- * ExtremeAggregate}, {@link #stateLost}).
+ * LEAST and GREATEST, the count of the rows at the extreme moved with it, unless it may delete
+ * every row that holds the stored extreme, and then the group is recomputed ({@link
+ * ExtremeAggregate}, {@link #stateLost}). Those counts are the one state a single pass over the
+ * rows cannot compute: a second pass joins each row with its group's first-pass row ({@link
+ * #counted}, and {@link #deltaStateAggregate(RelBuilder, RelNode, boolean)} for a change).
  */
 public final class AggregateState {
   /** The name of the row-count column of every group. */
