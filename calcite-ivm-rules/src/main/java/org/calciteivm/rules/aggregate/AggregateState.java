@@ -11,6 +11,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.apache.calcite.util.ImmutableBitSet;
 
 /**
  * The state a stored aggregate view keeps per group so that every change is invertible, and the
@@ -155,6 +156,11 @@ public final class AggregateState {
     return calls.stream().anyMatch(c -> !c.kind().invertible());
   }
 
+  /** Whether some aggregate's state sums values (SUM, AVG, the variances), not only counts rows. */
+  private boolean sumsValues() {
+    return state.stream().anyMatch(c -> c.kind() == StateColumn.Kind.SUM);
+  }
+
   /** Whether some aggregate counts the rows at its extreme (MIN, MAX) in a second pass. */
   public boolean countsExtremes() {
     return calls.stream().anyMatch(c -> c.kind().countedColumns() > 0);
@@ -198,26 +204,24 @@ public final class AggregateState {
    */
   public RelNode stateAggregate(RelBuilder builder, RelNode input) {
     builder.push(input);
-    List<AggCall> stateCalls = new ArrayList<>();
     List<String> names = new ArrayList<>();
-    stateCalls.add(builder.countStar(COUNT_COLUMN));
-    names.add(COUNT_COLUMN);
-    for (Maintained c : calls) {
-      List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
-      addNamed(builder, c, computed, c.firstPass(), stateCalls);
-      names.addAll(c.firstPass());
-    }
+    List<AggCall> stateCalls = firstPassCalls(builder, names);
     return counted(builder, aggregateWithKeys(builder, stateCalls, names), input);
   }
 
   /**
    * The change of every group's state caused by {@code delta}, a Z-set of the aggregate's input
    * whose last column is the weight: one row per group the change touches, with the change of each
-   * state column (see the class comment for the identity), in one pass over its rows; the counts of
-   * extremes are bounds ({@link MaintainedAggregate#delta}).
+   * state column (see the class comment for the identity): the states of its rows of each weight,
+   * times the weight, if every aggregate is invertible, some sums values and the view has GROUP BY
+   * ({@link #weightedStates}), else one pass over its rows, the counts of extremes bounds ({@link
+   * MaintainedAggregate#delta}).
    */
   public RelNode deltaStateAggregate(RelBuilder builder, RelNode delta) {
     int weightIndex = delta.getRowType().getFieldCount() - 1;
+    if (!hasMinMax() && !keys.isEmpty() && sumsValues()) {
+      return weightedStates(builder, delta, weightIndex);
+    }
     builder.push(delta);
     RexNode weight = builder.field(weightIndex);
     List<AggCall> deltaCalls = new ArrayList<>();
@@ -228,6 +232,79 @@ public final class AggregateState {
       addNamed(builder, c, changes, c.deltaColumns(), deltaCalls);
     }
     return aggregateWithKeys(builder, deltaCalls, deltaColumnNames());
+  }
+
+  /**
+   * The change of an invertible state (every aggregate's state a sum over the rows): the state of
+   * the change's rows of each weight, times that weight, summed. {@code Σ f(row)·w = Σ_w w·Σ f(row
+   * of weight w)}; a captured change has two weights, +1 and -1, so the first pass groups by them
+   * and sums the rows as they are, and the second multiplies a few sums. The one-pass form
+   * multiplied every row by its weight, which DuckDB does for a DECIMAL in HUGEINT arithmetic. The
+   * MERGE of TPC-H Q1's change (SF 1, half inserts, half deletes, measured by hand): 600,000 rows
+   * 32 → 12 ms, 60,000 rows 10.5 → 7.1 ms, 6,000 rows the same, 600 rows 0.5 ms more (the second
+   * level is bound at every execution). The result has the one-pass form's columns and types (a
+   * count's or a sum's, times a BIGINT, summed).
+   *
+   * <p>Only where some aggregate sums values: a count's change, {@code SUM(w)}, has no product to
+   * save, and the second pass would only add to it. Only for a view with GROUP BY: Calcite writes a
+   * grand total over an aggregate as nested aggregate calls ({@code SUM(SUM(x) * w)}) for a dialect
+   * that does not say it cannot take them, which DuckDB, H2 and ANSI SQL reject.
+   */
+  private RelNode weightedStates(RelBuilder builder, RelNode delta, int weightIndex) {
+    builder.push(delta);
+    List<String> names = new ArrayList<>();
+    List<AggCall> stateCalls = firstPassCalls(builder, names);
+    // the weight is the last column, so it is grouped after the keys
+    builder.aggregate(
+        builder.groupKey(aggregate.getGroupSet().union(ImmutableBitSet.of(weightIndex))),
+        stateCalls);
+    int keyCount = keys.size();
+    // each distinct state computed, multiplied and summed once (counts of non-null arguments are
+    // often all COUNT(*)): DuckDB binds every expression of a statement at each execution
+    if (!(builder.peek() instanceof Aggregate inner)
+        || inner.getAggCallList().size() != names.size()) {
+      throw new IllegalStateException("expected one aggregate call per state: " + builder.peek());
+    }
+    List<AggregateCall> computed = inner.getAggCallList();
+    List<Integer> firstAlike = new ArrayList<>();
+    List<Integer> distinct = new ArrayList<>();
+    for (int i = 0; i < computed.size(); i++) {
+      // the same call under another name (an AggregateCall's string leaves its name out)
+      String call = computed.get(i).toString();
+      int alike = i;
+      for (int j = 0; j < i; j++) {
+        if (computed.get(j).toString().equals(call)) {
+          alike = j;
+          break;
+        }
+      }
+      firstAlike.add(alike);
+      if (alike == i) {
+        distinct.add(i);
+      }
+    }
+    RexNode weight = builder.field(keyCount);
+    List<RexNode> products = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
+    List<String> productNames = new ArrayList<>(keys);
+    for (int i : distinct) {
+      products.add(
+          builder.call(SqlStdOperatorTable.MULTIPLY, builder.field(keyCount + 1 + i), weight));
+      productNames.add(names.get(i));
+    }
+    builder.project(products, productNames);
+    List<AggCall> sums = new ArrayList<>();
+    for (int i = 0; i < distinct.size(); i++) {
+      sums.add(builder.sum(builder.field(keyCount + i)).as(names.get(distinct.get(i))));
+    }
+    builder.aggregate(builder.groupKey(ImmutableBitSet.range(keyCount)), sums);
+    List<RexNode> columns = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
+    for (int alike : firstAlike) {
+      columns.add(builder.field(keyCount + distinct.indexOf(alike)));
+    }
+    List<String> columnNames = new ArrayList<>(keys);
+    columnNames.addAll(names);
+    builder.project(columns, columnNames, true);
+    return builder.build();
   }
 
   /**
@@ -352,6 +429,23 @@ public final class AggregateState {
       outputs.add(c.kind().value(builder, columns));
     }
     return builder.project(outputs, names, true).build();
+  }
+
+  /**
+   * The calls of the first pass of the state over the builder's top (the aggregate's input, or its
+   * change): the row count, then each aggregate's state but its counted columns; their names are
+   * added to {@code names}.
+   */
+  private List<AggCall> firstPassCalls(RelBuilder builder, List<String> names) {
+    List<AggCall> stateCalls = new ArrayList<>();
+    stateCalls.add(builder.countStar(COUNT_COLUMN));
+    names.add(COUNT_COLUMN);
+    for (Maintained c : calls) {
+      List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
+      addNamed(builder, c, computed, c.firstPass(), stateCalls);
+      names.addAll(c.firstPass());
+    }
+    return stateCalls;
   }
 
   /** Adds {@code computed}, the calls of one aggregate, named {@code names}. */
