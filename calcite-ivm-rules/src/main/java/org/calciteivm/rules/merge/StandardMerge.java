@@ -8,6 +8,7 @@ import java.util.stream.IntStream;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateColumn;
+import org.calciteivm.rules.sql.WithClause;
 
 /**
  * Merge statements in standard SQL, for engines with SQL:2008 {@code MERGE} (conditional {@code
@@ -16,7 +17,8 @@ import org.calciteivm.rules.aggregate.StateColumn;
  * every stored row must be unique on them: one row per group of an aggregate view, one row per
  * distinct tuple (with its number of copies in {@code _ivm_count}) of a view without aggregate.
  *
- * <p>Identifiers are quoted by the target's {@code quote}.
+ * <p>Identifiers are quoted by the target's {@code quote}. A source query that starts with a WITH
+ * clause (DuckDB's shared subplans) has it moved before the MERGE ({@link WithClause}).
  */
 public final class StandardMerge {
   private final UnaryOperator<String> quote;
@@ -32,6 +34,10 @@ public final class StandardMerge {
    * deletes the tuples whose count reaches zero and inserts new tuples of positive weight.
    */
   public String countedBag(String table, List<String> columns, String consolidatedSql) {
+    return WithClause.hoisted(consolidatedSql, source -> countedBagMerge(table, columns, source));
+  }
+
+  private String countedBagMerge(String table, List<String> columns, String consolidatedSql) {
     String count = quote.apply(AggregateState.COUNT_COLUMN);
     String weight = "v." + quote.apply(ZSets.WEIGHT_COLUMN);
     String match =
@@ -96,6 +102,16 @@ public final class StandardMerge {
       String deltaSql,
       boolean deleteEmptyGroups,
       boolean insertNewGroups) {
+    return WithClause.hoisted(
+        deltaSql, source -> groupsMerge(table, state, source, deleteEmptyGroups, insertNewGroups));
+  }
+
+  private String groupsMerge(
+      String table,
+      AggregateState state,
+      String deltaSql,
+      boolean deleteEmptyGroups,
+      boolean insertNewGroups) {
     String count = quote.apply(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
@@ -140,6 +156,10 @@ public final class StandardMerge {
    * An aggregate without GROUP BY has one row, always replaced.
    */
   public String recompute(String table, AggregateState state, String recomputedSql) {
+    return WithClause.hoisted(recomputedSql, source -> recomputeMerge(table, state, source));
+  }
+
+  private String recomputeMerge(String table, AggregateState state, String recomputedSql) {
     String count = quote.apply(AggregateState.COUNT_COLUMN);
     List<String> sets = new ArrayList<>();
     for (StateColumn column : state.state()) {
