@@ -121,37 +121,30 @@ public final class DuckDbCatalog {
   /** The column names of any table, internal ones included, in order. */
   public static List<String> columnNames(Connection connection, String schema, String table)
       throws SQLException {
-    return columnsOf(connection, schema, table, "column_name");
+    return new ArrayList<>(columnTypes(connection, schema, table).keySet());
   }
 
   /**
-   * DuckDB's spelling of the types of the columns of {@code schema.table} (any schema, the internal
-   * one included), in order; empty if there is no such relation.
+   * DuckDB's spelling of the type of each column of {@code schema.table} (any schema, the internal
+   * one included), by name in the table's order; empty if there is no such relation.
    */
-  public static List<String> columnTypes(Connection connection, String schema, String table)
+  public static Map<String, String> columnTypes(Connection connection, String schema, String table)
       throws SQLException {
-    return columnsOf(connection, schema, table, "data_type");
-  }
-
-  /** {@code property}, a column of {@code duckdb_columns()}, of each column of the relation. */
-  private static List<String> columnsOf(
-      Connection connection, String schema, String table, String property) throws SQLException {
-    List<String> values = new ArrayList<>();
+    Map<String, String> types = new LinkedHashMap<>();
     try (PreparedStatement statement =
         connection.prepareStatement(
-            "SELECT "
-                + property
-                + " FROM duckdb_columns() WHERE database_name = current_database()"
+            "SELECT column_name, data_type FROM duckdb_columns()"
+                + " WHERE database_name = current_database()"
                 + " AND schema_name = ? AND table_name = ? ORDER BY column_index")) {
       statement.setString(1, schema);
       statement.setString(2, table);
       try (ResultSet rs = statement.executeQuery()) {
         while (rs.next()) {
-          values.add(rs.getString(1));
+          types.put(rs.getString(1), rs.getString(2));
         }
       }
     }
-    return values;
+    return types;
   }
 
   /** Every relation, ordered by schema and name. */

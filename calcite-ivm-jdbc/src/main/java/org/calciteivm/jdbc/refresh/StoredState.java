@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
@@ -37,17 +38,17 @@ final class StoredState {
   /** DuckDB's types of the columns of {@code state} in the table that stores {@code view}. */
   static List<String> types(Connection connection, ViewEntry view, AggregateState state)
       throws SQLException {
-    String table = IvmNames.viewDataTable(view.id(), view.name());
-    List<String> names = DuckDbCatalog.columnNames(connection, IvmNames.SCHEMA, table);
-    List<String> types = DuckDbCatalog.columnTypes(connection, IvmNames.SCHEMA, table);
+    Map<String, String> stored =
+        DuckDbCatalog.columnTypes(
+            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
     List<String> ordered = new ArrayList<>();
     for (String column : state.columnNames()) {
-      int i = names.indexOf(column);
-      if (i < 0) {
+      String type = stored.get(column);
+      if (type == null) {
         throw new IllegalStateException(
             "the table of view " + view.displayName() + " has no column " + column);
       }
-      ordered.add(types.get(i));
+      ordered.add(type);
     }
     return ordered;
   }

@@ -244,14 +244,7 @@ public final class ViewCompiler {
    */
   private @Nullable ChangeEmission changeEmission(ViewEntry view, Collection<TrackedTable> tracked)
       throws SQLException {
-    TrackedTable log =
-        tracked.stream()
-            .filter(
-                t ->
-                    t.relation().schema().equalsIgnoreCase(view.userViewSchema())
-                        && t.relation().name().equalsIgnoreCase(view.name()))
-            .findFirst()
-            .orElse(null);
+    TrackedTable log = changeLog(view, tracked);
     if (log == null) {
       return null;
     }
@@ -285,6 +278,18 @@ public final class ViewCompiler {
               readSql(mergedState, aggregate, state));
     }
     return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
+  }
+
+  /** The change log of {@code view} (its user view, tracked) if other views read it, else null. */
+  private static @Nullable TrackedTable changeLog(
+      ViewEntry view, Collection<TrackedTable> tracked) {
+    return tracked.stream()
+        .filter(
+            t ->
+                t.relation().schema().equalsIgnoreCase(view.userViewSchema())
+                    && t.relation().name().equalsIgnoreCase(view.name()))
+        .findFirst()
+        .orElse(null);
   }
 
   private List<DescribedColumn> describedColumns() throws SQLException {
@@ -402,9 +407,12 @@ public final class ViewCompiler {
           DuckDbCatalog.columnNames(
               connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name())));
     }
-    // read from the database now, while the connection is open: compiles come later
-    describedColumns();
-    dataTableTypes(view, AggregateState.of(aggregate));
+    if (changeLog(view, tracked) != null) {
+      // what writing the change reads from the database, now, while the connection is open:
+      // compiles come later
+      describedColumns();
+      dataTableTypes(view, AggregateState.of(aggregate));
+    }
     return new DeltaCompiler(view, tracked, List.of());
   }
 

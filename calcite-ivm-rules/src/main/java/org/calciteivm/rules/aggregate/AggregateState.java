@@ -2,7 +2,9 @@ package org.calciteivm.rules.aggregate;
 
 import com.google.common.collect.ImmutableList;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -266,40 +268,33 @@ public final class AggregateState {
       throw new IllegalStateException("expected one aggregate call per state: " + builder.peek());
     }
     List<AggregateCall> computed = inner.getAggCallList();
-    List<Integer> firstAlike = new ArrayList<>();
-    List<Integer> distinct = new ArrayList<>();
-    for (int i = 0; i < computed.size(); i++) {
-      // the same call under another name (an AggregateCall's string leaves its name out)
-      String call = computed.get(i).toString();
-      int alike = i;
-      for (int j = 0; j < i; j++) {
-        if (computed.get(j).toString().equals(call)) {
-          alike = j;
-          break;
-        }
-      }
-      firstAlike.add(alike);
-      if (alike == i) {
-        distinct.add(i);
-      }
-    }
     RexNode weight = builder.field(keyCount);
     List<RexNode> products = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
     List<String> productNames = new ArrayList<>(keys);
-    for (int i : distinct) {
-      products.add(
-          builder.call(SqlStdOperatorTable.MULTIPLY, builder.field(keyCount + 1 + i), weight));
-      productNames.add(names.get(i));
+    // per state, the column of its product after the keys; alike calls (an AggregateCall's string
+    // leaves its name out) share one
+    Map<String, Integer> productOf = new HashMap<>();
+    List<Integer> productColumn = new ArrayList<>();
+    for (int i = 0; i < computed.size(); i++) {
+      Integer column = productOf.get(computed.get(i).toString());
+      if (column == null) {
+        column = productOf.size();
+        productOf.put(computed.get(i).toString(), column);
+        products.add(
+            builder.call(SqlStdOperatorTable.MULTIPLY, builder.field(keyCount + 1 + i), weight));
+        productNames.add(names.get(i));
+      }
+      productColumn.add(column);
     }
     builder.project(products, productNames);
     List<AggCall> sums = new ArrayList<>();
-    for (int i = 0; i < distinct.size(); i++) {
-      sums.add(builder.sum(builder.field(keyCount + i)).as(names.get(distinct.get(i))));
+    for (int i = 0; i < productOf.size(); i++) {
+      sums.add(builder.sum(builder.field(keyCount + i)).as(productNames.get(keyCount + i)));
     }
     builder.aggregate(builder.groupKey(ImmutableBitSet.range(keyCount)), sums);
     List<RexNode> columns = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
-    for (int alike : firstAlike) {
-      columns.add(builder.field(keyCount + distinct.indexOf(alike)));
+    for (int column : productColumn) {
+      columns.add(builder.field(keyCount + column));
     }
     List<String> columnNames = new ArrayList<>(keys);
     columnNames.addAll(names);
