@@ -10,13 +10,13 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
  * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), {@code SELECT
  * DISTINCT ON} as a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link
- * ListLiterals}), {@code list(... ORDER BY ...)} as {@code array_agg} ({@link OrderedListCalls}),
- * {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL} ({@link
- * GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
- * NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}), scalar
- * subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code ORDER BY ... LIMIT} as a
- * {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets are written out later,
- * per definition ({@link GroupingSets}), since they need the query's column types.
+ * ListLiterals}), the {@code ORDER BY} of DuckDB's ordered aggregate calls as {@code WITHIN GROUP}
+ * ({@link OrderedAggregateCalls}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and
+ * {@code GROUP BY ALL} ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and
+ * counts ({@link NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}),
+ * scalar subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code ORDER BY ... LIMIT}
+ * as a {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets are written out
+ * later, per definition ({@link GroupingSets}), since they need the query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -31,8 +31,10 @@ public final class QueryRewrites {
     String ordinary =
         GroupByAll.expand(
             SemiAntiJoins.rewrite(
-                OrderedListCalls.rewrite(
-                    ListLiterals.rewrite(DistinctOn.rewrite(FromFirst.rewrite(query))))),
+                OrderedAggregateCalls.rewrite(
+                    ListLiterals.rewrite(DistinctOn.rewrite(FromFirst.rewrite(query))),
+                    viewName,
+                    functions)),
             functions);
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(

@@ -36,6 +36,7 @@ import org.calciteivm.rules.api.MaintainedView;
 import org.calciteivm.rules.api.SqlTarget;
 import org.calciteivm.rules.api.StoredView;
 import org.calciteivm.rules.delta.JoinTerms;
+import org.calciteivm.rules.frontend.ListElementAggregates;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.merge.GroupMerge;
 import org.calciteivm.rules.merge.StandardMerge;
@@ -97,7 +98,8 @@ public final class ViewCompiler {
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
     this.query = query.trim();
     this.maintained =
-        IvmCompiler.ofPlans(SqlTarget.duckDb()).compile(viewName, planner.toRel(viewName, query));
+        IvmCompiler.ofPlans(SqlTarget.duckDb())
+            .compile(viewName, ListElementAggregates.fold(planner.toRel(viewName, query)));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
   }

@@ -31,11 +31,14 @@ public final class MaintainedAggregates {
   /**
    * The aggregates, by lower-case name, whose touched groups are recomputed: each a function of the
    * bag of its input rows (exact types, or a result that does not depend on the order of the rows).
-   * So is approx_count_distinct, which Calcite plans as an approximate COUNT(DISTINCT).
+   * So is approx_count_distinct, which Calcite plans as an approximate COUNT(DISTINCT), and so are
+   * the standard percentiles, whose {@code WITHIN GROUP (ORDER BY x)} names the values.
    */
   private static final ImmutableSet<String> RECOMPUTED =
       ImmutableSet.of(
           "median",
+          "percentile_cont",
+          "percentile_disc",
           "quantile",
           "quantile_cont",
           "quantile_disc",
@@ -53,7 +56,7 @@ public final class MaintainedAggregates {
    * analysis's to check.
    */
   private static final ImmutableSet<String> ORDERED =
-      ImmutableSet.of("string_agg", "listagg", "group_concat", "array_agg");
+      ImmutableSet.of("string_agg", "listagg", "group_concat", "array_agg", "first", "last");
 
   /** Aggregates refused for good reason, by lower-case name, with the reason. */
   private static final ImmutableMap<String, String> ORDER_DEPENDENT =

@@ -28,6 +28,7 @@ import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.util.Optionality;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
@@ -364,7 +365,9 @@ public final class ViewAnalyzer {
       }
       if (MaintainedAggregates.ordered(call)) {
         OrderedAggregates.check(viewName, name, call, found.getInput());
-      } else if (!call.collation.getFieldCollations().isEmpty()) {
+      } else if (!call.collation.getFieldCollations().isEmpty()
+          && call.getAggregation().requiresGroupOrder() != Optionality.MANDATORY) {
+        // a percentile's group order is the values it ranks, not an order of the rows
         throw UnsupportedViewException.notYet(viewName, "aggregate " + name + " WITHIN GROUP");
       }
     }

@@ -1,8 +1,8 @@
 package org.calciteivm.rules.sql;
 
 import java.util.Locale;
-import java.util.Set;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDataTypeSpec;
@@ -15,6 +15,7 @@ import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.DuckDBSqlDialect;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.Optionality;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -85,15 +86,14 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
   }
 
   /**
-   * Aggregates whose ORDER BY DuckDB takes inside the call ({@code string_agg(s, ',' ORDER BY s)})
-   * and not as {@code WITHIN GROUP (ORDER BY ...)}, which Calcite writes.
+   * Whether {@code aggregate} takes its ORDER BY inside the call, as DuckDB writes every aggregate
+   * ({@code string_agg(s, ',' ORDER BY s)}, {@code first(x ORDER BY y)}); Calcite writes {@code
+   * WITHIN GROUP (ORDER BY ...)}, which DuckDB reads only for the aggregates the standard gives
+   * that form ({@code percentile_cont}, whose group order is mandatory).
    */
-  private static final Set<String> ORDERED_INLINE =
-      Set.of("STRING_AGG", "LISTAGG", "GROUP_CONCAT", "ARRAY_AGG");
-
-  /** Whether {@code aggregate} calls an aggregate whose ORDER BY DuckDB takes inside the call. */
   private static boolean isOrderedInline(SqlCall aggregate) {
-    return ORDERED_INLINE.contains(aggregate.getOperator().getName().toUpperCase(Locale.ROOT));
+    return !(aggregate.getOperator() instanceof SqlAggFunction function
+        && function.requiresGroupOrder() == Optionality.MANDATORY);
   }
 
   /** {@code f(DISTINCT args ORDER BY keys)}, {@code LISTAGG} written as {@code string_agg}. */
