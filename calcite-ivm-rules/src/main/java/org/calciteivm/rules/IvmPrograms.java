@@ -26,6 +26,7 @@ public final class IvmPrograms {
           IvmRules.CHANGE_AGGREGATE_TRANSPOSE,
           IvmRules.CHANGE_DISTINCT,
           IvmRules.CHANGE_UNION_TRANSPOSE,
+          IvmRules.CHANGE_ROW_EXPANSION,
           IvmRules.CHANGE_OUTER_JOIN,
           IvmRules.CHANGE_TABLE_SCAN,
           IvmRules.CHANGE_VALUES);

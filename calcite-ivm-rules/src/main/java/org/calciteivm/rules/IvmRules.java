@@ -10,6 +10,7 @@ import org.calciteivm.rules.delta.ChangeOuterJoinRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
+import org.calciteivm.rules.delta.ChangeRowExpansionRule;
 import org.calciteivm.rules.delta.ChangeValuesRule;
 import org.calciteivm.rules.normalize.DistinctSetOpToJoinRule;
 
@@ -38,6 +39,10 @@ public final class IvmRules {
   /** {@code Δ(π_e R) = π_{e, w}(ΔR)}. */
   public static final ChangeProjectTransposeRule CHANGE_PROJECT_TRANSPOSE =
       ChangeProjectTransposeRule.Config.DEFAULT.toRule();
+
+  /** {@code Δ(R ⋉_f) = (ΔR) ⋉_f}: a row's expansion ({@code unnest}) depends on the row alone. */
+  public static final ChangeRowExpansionRule CHANGE_ROW_EXPANSION =
+      ChangeRowExpansionRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(R ∪all S) = ΔR ∪all ΔS}. */
   public static final ChangeUnionTransposeRule CHANGE_UNION_TRANSPOSE =

@@ -10,13 +10,13 @@ import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Correlate;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.core.Union;
-import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
@@ -33,6 +33,8 @@ import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.aggregate.MaintainedAggregates;
 import org.calciteivm.rules.delta.ChangeDistinctRule;
+import org.calciteivm.rules.delta.ChangeRowExpansionRule;
+import org.calciteivm.rules.delta.ChangeValuesRule;
 import org.calciteivm.rules.delta.OuterJoinCondition;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -193,10 +195,17 @@ public final class ViewAnalyzer {
   }
 
   private void visit(RelNode rel) throws UnsupportedViewException {
+    if (rel instanceof Correlate correlate && ChangeRowExpansionRule.isRowExpansion(correlate)) {
+      // each left row expands on its own (unnest of its list): the right side reads only that row
+      visit(correlate.getLeft());
+      return;
+    }
     if (rel instanceof TableScan scan) {
       baseTables.add(scan.getTable().getQualifiedName());
-    } else if (rel instanceof Values) {
-      // constant rows (or none: Calcite's form of a filter that can never hold): no change
+    } else if (ChangeValuesRule.isConstant(rel)) {
+      // constant rows (or none: Calcite's form of a filter that can never hold), or the elements of
+      // a constant list: no change
+      return;
     } else if (rel instanceof Join join && maintainedJoin(join.getJoinType())) {
       // the condition refers to the inputs' fields, named as in the inputs (not made unique)
       List<String> fields = new ArrayList<>(join.getLeft().getRowType().getFieldNames());

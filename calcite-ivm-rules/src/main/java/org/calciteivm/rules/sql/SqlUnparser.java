@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
 import org.apache.calcite.sql.SqlDialect;
 
 /** Writes a relational plan as SQL text of a target dialect. */
@@ -57,7 +56,7 @@ public final class SqlUnparser {
   }
 
   private String write(RelNode plan) {
-    return new RelToSqlConverter(dialect)
+    return new IvmRelToSqlConverter(dialect)
         .visitRoot(plan)
         .asStatement()
         .toSqlString(dialect)
