@@ -8,9 +8,9 @@ import org.calciteivm.rules.delta.ChangeJoinInclusionExclusionRule;
 import org.calciteivm.rules.delta.ChangeJoinTelescopingRule;
 import org.calciteivm.rules.delta.ChangeOuterJoinRule;
 import org.calciteivm.rules.delta.ChangeProjectTransposeRule;
+import org.calciteivm.rules.delta.ChangeRowExpansionRule;
 import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
-import org.calciteivm.rules.delta.ChangeRowExpansionRule;
 import org.calciteivm.rules.delta.ChangeValuesRule;
 import org.calciteivm.rules.normalize.DistinctSetOpToJoinRule;
 

@@ -11,16 +11,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlOperatorBinding;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.util.Optionality;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -79,7 +84,9 @@ public final class DuckDbFunctions implements SqlOperatorTable {
             ? overloads.returnTypes().iterator().next()
             : "ANY";
     SqlReturnTypeInference returnType =
-        binding -> DuckDbTypes.toCalcite(binding.getTypeFactory(), type, true);
+        SERIES.contains(name)
+            ? DuckDbFunctions::seriesType
+            : binding -> DuckDbTypes.toCalcite(binding.getTypeFactory(), type, true);
     if (overloads.aggregate()) {
       return new SqlAggFunction(
           name,
@@ -106,6 +113,24 @@ public final class DuckDbFunctions implements SqlOperatorTable {
         return deterministic;
       }
     };
+  }
+
+  /**
+   * The functions that list a series ({@code range(3)}, {@code generate_series(1, n)}), whose
+   * overloads return lists of BIGINT or of TIMESTAMP: typed here by their first argument, so that
+   * {@code unnest} of one (a table function in FROM, {@link
+   * org.calciteivm.jdbc.refresh.QueryRewrites}) has its element type.
+   */
+  private static final Set<String> SERIES = Set.of("range", "generate_series");
+
+  private static RelDataType seriesType(SqlOperatorBinding binding) {
+    RelDataTypeFactory types = binding.getTypeFactory();
+    SqlTypeName element =
+        binding.getOperandCount() > 0 && SqlTypeUtil.isDatetime(binding.getOperandType(0))
+            ? SqlTypeName.TIMESTAMP
+            : SqlTypeName.BIGINT;
+    return types.createTypeWithNullability(
+        types.createArrayType(types.createSqlType(element), -1), true);
   }
 
   /** Whether {@code name} is one of DuckDB's aggregate functions. */

@@ -118,7 +118,9 @@ public class ChangeRowExpansionRule extends RelRule<ChangeRowExpansionRule.Confi
         new RexShuttle() {
           @Override
           public RexNode visitCorrelVariable(RexCorrelVariable variable) {
-            return variable.id.equals(old) ? rexBuilder.makeCorrel(left.getRowType(), id) : variable;
+            return variable.id.equals(old)
+                ? rexBuilder.makeCorrel(left.getRowType(), id)
+                : variable;
           }
         };
     return right.accept(

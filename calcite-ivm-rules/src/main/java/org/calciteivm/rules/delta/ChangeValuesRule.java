@@ -34,8 +34,8 @@ public class ChangeValuesRule extends RelRule<ChangeValuesRule.Config>
   }
 
   /**
-   * Whether {@code rel} is a {@code VALUES}, or the {@code unnest} of lists computed from constants:
-   * it reads no table, and no row of an enclosing query.
+   * Whether {@code rel} is a {@code VALUES}, or the {@code unnest} of lists computed from
+   * constants: it reads no table, and no row of an enclosing query.
    */
   public static boolean isConstant(RelNode rel) {
     RelNode node = rel.stripped();

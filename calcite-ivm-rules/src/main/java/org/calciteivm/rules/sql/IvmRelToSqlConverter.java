@@ -11,9 +11,10 @@ import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
- * Calcite's converter of plans to SQL, with a left {@link Correlate} written as a left join: Calcite
- * writes every correlate as {@code left, LATERAL (right)}, an inner one, so that a left row whose
- * right side is empty ({@code LEFT JOIN LATERAL unnest(xs) ON TRUE} of an empty list) was lost.
+ * Calcite's converter of plans to SQL, with a left {@link Correlate} written as a left join:
+ * Calcite writes every correlate as {@code left, LATERAL (right)}, an inner one, so that a left row
+ * whose right side is empty ({@code LEFT JOIN LATERAL unnest(xs) ON TRUE} of an empty list) was
+ * lost.
  */
 public final class IvmRelToSqlConverter extends RelToSqlConverter {
   /** A converter to {@code dialect}. */
