@@ -1,0 +1,163 @@
+package org.calciteivm.tests;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Differential test of row expansions ({@code unnest} and the series table functions in FROM):
+ * random lists (empty, NULL, with NULL elements and duplicates) in a table joined with another,
+ * random writes to both tables, and views that expand, join, filter and aggregate the elements;
+ * after every refresh each view must equal a recompute of its query ({@link ViewCheck}).
+ *
+ * <p>System properties: {@code ivm.seed} (replays a run), {@code ivm.rounds}, {@code ivm.steps},
+ * {@code ivm.round}. A failing round's statements are written to {@code target/randomized/}.
+ */
+class RandomizedUnnestTest {
+  private static final int MAX_ROWS = 60;
+
+  /** The views a round chooses from: every form of row expansion, over both tables. */
+  private static final List<String> QUERIES =
+      List.of(
+          "SELECT p.id, u.x FROM post p, unnest(p.xs) AS u(x)",
+          "SELECT p.g, u.x, COUNT(*) AS n, SUM(p.id) AS s FROM post p, unnest(p.xs) AS u(x)"
+              + " GROUP BY p.g, u.x",
+          "SELECT d.name, u.x FROM post p JOIN dim d ON p.g = d.g, unnest(p.xs) AS u(x)"
+              + " WHERE u.x IS NULL OR u.x > 1",
+          "SELECT p.id, u.x FROM post p LEFT JOIN LATERAL unnest(p.xs) AS u(x) ON TRUE",
+          "SELECT p.id, s.total, s.n FROM post p,"
+              + " LATERAL (SELECT SUM(x) AS total, COUNT(x) AS n FROM unnest(p.xs) AS u(x)) s",
+          "SELECT p.id, r.i FROM post p, range(p.g) AS r(i)",
+          "SELECT d.name, r.i, COUNT(*) AS n FROM dim d JOIN post p ON p.g = d.g,"
+              + " generate_series(1, p.g) AS r(i) GROUP BY d.name, r.i",
+          "SELECT DISTINCT u.x FROM post p, unnest(p.xs) AS u(x)",
+          "SELECT p.id, c.k FROM post p CROSS JOIN unnest([1, 2]) AS c(k) WHERE c.k <= p.g");
+
+  @Test
+  void viewsMatchTheirQueriesAfterEveryRefresh() throws Exception {
+    long seed = Long.getLong("ivm.seed", new Random().nextLong());
+    int rounds = Integer.getInteger("ivm.rounds", 6);
+    int steps = Integer.getInteger("ivm.steps", 30);
+    int only = Integer.getInteger("ivm.round", -1);
+    System.out.println("RandomizedUnnestTest: -Divm.seed=" + seed);
+    int refreshes = 0;
+    for (int round = 0; round < rounds; round++) {
+      if (only < 0 || only == round) {
+        refreshes += new Round(seed, round, steps).run();
+      }
+    }
+    System.out.println("RandomizedUnnestTest: " + refreshes + " refreshes checked");
+  }
+
+  /** One database, its two tables, views of row expansions, write batches and refreshes. */
+  private static final class Round extends RandomRound<String> {
+    private final long seed;
+    private final int round;
+    private final int steps;
+    private int viewCount;
+    private int refreshes;
+    private int nextId;
+
+    Round(long seed, int round, int steps) {
+      super(new Random(seed * 31 + round));
+      this.seed = seed;
+      this.round = round;
+      this.steps = steps;
+    }
+
+    int run() throws IOException {
+      try (Connection c = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
+        connection = c;
+        execute("CREATE TABLE post (id INTEGER, g INTEGER, xs INTEGER[])");
+        execute("CREATE TABLE dim (g INTEGER, name VARCHAR)");
+        execute(insertPosts(4 + random.nextInt(8)));
+        execute("INSERT INTO dim VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (NULL, 'none')");
+        runSteps(steps, 6);
+        return refreshes;
+      } catch (SQLException | AssertionError e) {
+        throw failure("unnest", seed, round, e);
+      }
+    }
+
+    @Override
+    void createView() throws SQLException {
+      String name = "v" + viewCount++;
+      String query = QUERIES.get(random.nextInt(QUERIES.size()));
+      execute("CREATE MATERIALIZED VIEW " + name + " AS " + query);
+      views.put(name, query);
+      check(name);
+    }
+
+    @Override
+    void writeBatch() throws SQLException {
+      int rows = Integer.parseInt(ViewCheck.rows(connection, "SELECT count(*) FROM post").get(0));
+      int transaction = random.nextInt(10);
+      if (transaction < 2) {
+        execute("BEGIN TRANSACTION");
+      }
+      for (int n = 1 + random.nextInt(3); n > 0; n--) {
+        int kind = rows >= MAX_ROWS ? 2 + random.nextInt(4) : random.nextInt(7);
+        execute(
+            switch (kind) {
+              case 0, 1 -> insertPosts(1 + random.nextInt(4));
+              case 2 -> "DELETE FROM post WHERE id % 5 = " + random.nextInt(5);
+              case 3 -> "UPDATE post SET xs = " + list() + " WHERE id % 4 = " + random.nextInt(4);
+              case 4 -> "UPDATE post SET g = " + group() + " WHERE id % 3 = " + random.nextInt(3);
+              case 5 ->
+                  random.nextBoolean()
+                      ? "UPDATE dim SET g = " + group() + " WHERE name = 'two'"
+                      : "INSERT INTO dim VALUES (" + group() + ", 'extra')";
+              default -> "INSERT INTO post SELECT id + 1000, g, xs FROM post WHERE id % 7 = 0";
+            });
+      }
+      if (transaction < 2) {
+        execute(transaction == 0 ? "COMMIT" : "ROLLBACK");
+      }
+    }
+
+    @Override
+    void refresh(String name) throws SQLException {
+      execute("REFRESH MATERIALIZED VIEW " + name);
+      refreshes++;
+      check(name);
+    }
+
+    private void check(String name) throws SQLException {
+      log.add("-- check " + name);
+      ViewCheck.assertMatches(connection, name, views.get(name), "step " + step);
+    }
+
+    private String insertPosts(int count) {
+      List<String> rows = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        // a copy of the row before, now and then: duplicate rows
+        int id = random.nextInt(6) == 0 && nextId > 0 ? nextId : ++nextId;
+        rows.add("(" + id + ", " + group() + ", " + list() + ")");
+      }
+      return "INSERT INTO post VALUES " + String.join(", ", rows);
+    }
+
+    /** A small group, or NULL. */
+    private String group() {
+      return random.nextInt(8) == 0 ? "NULL" : String.valueOf(random.nextInt(4));
+    }
+
+    /** A list of up to four small values with NULLs and duplicates; or empty, or NULL. */
+    private String list() {
+      int length = random.nextInt(6) - 1;
+      if (length < 0) {
+        return "NULL";
+      }
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < length; i++) {
+        values.add(random.nextInt(6) == 0 ? "NULL" : String.valueOf(random.nextInt(4)));
+      }
+      return "[" + String.join(", ", values) + "]::INTEGER[]";
+    }
+  }
+}
