@@ -1,8 +1,6 @@
 package org.calciteivm.jdbc.refresh;
 
 import java.sql.SQLException;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.sql.SqlLexer;
@@ -31,13 +29,16 @@ public final class QueryRewrites {
   public static String atCreate(String query, String viewName, GroupByAll.Functions functions)
       throws SQLException {
     refuseColumnsExpressions(query, viewName);
-    refuseSelectListUnnest(query, viewName);
     String ordinary =
         GroupByAll.expand(
             SemiAntiJoins.rewrite(
                 OrderedAggregateCalls.rewrite(
                     ListLiterals.rewrite(
-                        DistinctOn.rewrite(TableFunctions.rewrite(FromFirst.rewrite(query)))),
+                        DistinctOn.rewrite(
+                            SelectListUnnest.rewrite(
+                                TableFunctions.rewrite(FromFirst.rewrite(query)),
+                                viewName,
+                                functions))),
                     viewName,
                     functions)),
             functions);
@@ -45,31 +46,6 @@ public final class QueryRewrites {
         ScalarSubqueries.rewrite(
             OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions),
         viewName);
-  }
-
-  /**
-   * Refuses {@code unnest} in a select list, which Calcite's parser reads only in {@code FROM} (it
-   * reported a syntax error): DuckDB expands it after {@code WHERE}, and several of them in one
-   * list side by side, not as a product.
-   */
-  private static void refuseSelectListUnnest(String query, String viewName) throws SQLException {
-    List<SqlToken> tokens = SqlLexer.tokenize(query);
-    // per level of parentheses: whether its tokens are in a select list
-    Deque<Boolean> selecting = new ArrayDeque<>(List.of(false));
-    for (int i = 0; i + 1 < tokens.size(); i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(")) {
-        selecting.push(selecting.peek());
-      } else if (token.isSymbol(")") && selecting.size() > 1) {
-        selecting.pop();
-      } else if (token.isKeyword("SELECT") || token.isKeyword("FROM")) {
-        selecting.pop();
-        selecting.push(token.isKeyword("SELECT"));
-      } else if (token.isKeyword("UNNEST") && tokens.get(i + 1).isSymbol("(") && selecting.peek()) {
-        throw UnsupportedViewException.notYet(
-            viewName, "unnest in the select list", "unnest in FROM: FROM t, unnest(t.xs) AS u(x)");
-      }
-    }
   }
 
   /**
