@@ -113,7 +113,10 @@ public final class MaterializedViews {
               // the catalog keeps the query every step reads
               String query =
                   QueryRewrites.atCreate(
-                      statement.query(), name.name(), () -> DuckDbFunctions.read(duckDb));
+                      statement.query(),
+                      name.name(),
+                      duckDb,
+                      read -> catalog.viewByUserView(read.get(0), read.get(1)).isPresent());
               String inPlace =
                   statement
                           .queryInPlace()
@@ -380,7 +383,8 @@ public final class MaterializedViews {
           name,
           "reading the view \""
               + relation.name()
-              + "\" (read its tables, or make it a materialized view)");
+              + "\" whose definition, as DuckDB keeps it, calcite-ivm cannot read (read its"
+              + " tables, or make it a materialized view)");
     }
     if (read.get().isHidden() && read.get().ownerViewId() != viewId) {
       throw new SQLException(

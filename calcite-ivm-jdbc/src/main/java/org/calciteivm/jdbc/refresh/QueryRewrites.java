@@ -1,8 +1,11 @@
 package org.calciteivm.jdbc.refresh;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Predicate;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
 
@@ -21,6 +24,22 @@ import org.calciteivm.jdbc.sql.SqlToken;
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
+
+  /**
+   * {@code query}, the query of view {@code viewName} in database {@code duckDb}, rewritten, and
+   * then the plain views it reads written in as their definitions, rewritten too ({@link
+   * PlainViews}); {@code isMaterialized} tells the user views of materialized views.
+   */
+  public static String atCreate(
+      String query, String viewName, Connection duckDb, Predicate<List<String>> isMaterialized)
+      throws SQLException {
+    GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
+    return PlainViews.inline(
+        atCreate(query, viewName, functions),
+        duckDb,
+        isMaterialized,
+        definition -> atCreate(definition, viewName, functions));
+  }
 
   /**
    * {@code query}, the query of view {@code viewName}, rewritten; {@code functions} gives DuckDB's
