@@ -43,7 +43,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * by the name the query calls it: a scalar function DuckDB does not mark {@code CONSISTENT} ({@code
  * random()}, {@code now()}, {@code uuid()}, {@code nextval()}, ...) is not deterministic, and an
  * aggregate Calcite does not know is an aggregate of its own kind, which no maintained aggregate
- * matches. DuckDB's macros are left out: their bodies are not checked.
+ * matches. DuckDB's macros are left out, their bodies not checked, except the scalar ones over
+ * lists and values it ships ({@code list_sum}, {@code split_part}, ...).
  */
 public final class DuckDbFunctions implements SqlOperatorTable {
   private final ImmutableMap<String, SqlFunction> functions;
@@ -62,9 +63,15 @@ public final class DuckDbFunctions implements SqlOperatorTable {
         ResultSet rs =
             s.executeQuery(
                 "SELECT lower(function_name), any_value(return_type), bool_or(function_type ="
-                    + " 'aggregate'), bool_and(stability = 'CONSISTENT'),"
+                    + " 'aggregate'), bool_and(stability = 'CONSISTENT'"
+                    + " OR function_type = 'macro'),"
                     + " list(DISTINCT return_type) FROM duckdb_functions()"
-                    + " WHERE function_type IN ('scalar', 'aggregate') GROUP BY 1")) {
+                    + " WHERE function_type IN ('scalar', 'aggregate')"
+                    // DuckDB writes these scalar functions of lists and values as macros
+                    + " OR function_type = 'macro' AND (starts_with(function_name, 'list_')"
+                    + " OR starts_with(function_name, 'array_') OR function_name IN"
+                    + " ('split_part', 'date_add', 'fdiv', 'fmod', 'days_in_month'))"
+                    + " GROUP BY 1")) {
       while (rs.next()) {
         Set<String> types = new HashSet<>();
         for (Object type : (Object[]) rs.getArray(5).getArray()) {

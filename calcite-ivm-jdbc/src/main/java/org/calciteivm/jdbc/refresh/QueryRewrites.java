@@ -11,16 +11,17 @@ import org.calciteivm.jdbc.sql.SqlToken;
 
 /**
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
- * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), series table
- * functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a {@code
- * QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the {@code ORDER BY}
- * of DuckDB's ordered aggregate calls as {@code WITHIN GROUP} ({@link OrderedAggregateCalls}),
- * {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL} ({@link
- * GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
- * NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}), scalar
- * subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code ORDER BY ... LIMIT} as a
- * {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets are written out later,
- * per definition ({@link GroupingSets}), since they need the query's column types.
+ * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), its short spellings
+ * of standard expressions ({@link DuckDbSpellings}), series table functions as {@code unnest}
+ * ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a {@code QUALIFY} filter ({@link
+ * DistinctOn}), list literals ({@link ListLiterals}), the {@code ORDER BY} of DuckDB's ordered
+ * aggregate calls as {@code WITHIN GROUP} ({@link OrderedAggregateCalls}), {@code SEMI}/{@code ANTI
+ * JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL} ({@link GroupByAll}) written out, {@code
+ * NOT IN} written as an anti-join and counts ({@link NotInSubqueries}), subqueries under OR written
+ * as counts ({@link OrSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}),
+ * and last {@code ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the rest ({@link
+ * TopRows}). Grouping sets are written out later, per definition ({@link GroupingSets}), since they
+ * need the query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -55,7 +56,8 @@ public final class QueryRewrites {
                     ListLiterals.rewrite(
                         DistinctOn.rewrite(
                             SelectListUnnest.rewrite(
-                                TableFunctions.rewrite(FromFirst.rewrite(query)),
+                                TableFunctions.rewrite(
+                                    DuckDbSpellings.rewrite(FromFirst.rewrite(query))),
                                 viewName,
                                 functions))),
                     viewName,

@@ -44,6 +44,7 @@ import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
+import org.apache.calcite.sql.fun.SqlLibraryOperators;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
@@ -126,8 +127,11 @@ public final class ViewSqlPlanner {
             .sqlValidatorConfig(SqlValidator.Config.DEFAULT.withCallRewrite(false))
             .operatorTable(
                 new FallbackOperatorTable(
-                    SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
-                        SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
+                    SqlOperatorTables.chain(
+                        SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+                            SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
+                        // DuckDB's TRY_CAST(x AS t), NULL where the cast fails
+                        SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST)),
                     moreFunctions))
             .sqlToRelConverterConfig(
                 SqlToRelConverter.config()

@@ -19,13 +19,14 @@ import org.apache.calcite.util.Optionality;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Calcite's DuckDB dialect with three fixes for the SQL calcite-ivm sends to DuckDB.
+ * Calcite's DuckDB dialect with fixes for the SQL calcite-ivm sends to DuckDB.
  *
  * <ul>
  *   <li>Character types are written without a character set: DuckDB rejects {@code VARCHAR
  *       CHARACTER SET "ISO-8859-1"}.
  *   <li>Timestamps are written without a precision: DuckDB reads {@code TIMESTAMP(0)} as seconds
  *       precision and silently truncates, while its {@code TIMESTAMP} keeps microseconds.
+ *   <li>{@code TRY_CAST}, which Calcite writes as {@code SAFE_CAST}, keeps its name.
  *   <li>A cast to the type of an untyped {@code NULL} (a {@code VALUES} column of NULLs only),
  *       which has no type name, is written as the bare {@code NULL}; DuckDB types it from where it
  *       is used, as it types the user's query.
@@ -65,6 +66,15 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
         && call.operand(0) instanceof SqlLiteral literal
         && literal.getValue() == null) {
       writer.keyword("NULL");
+      return;
+    }
+    if (call.getKind() == SqlKind.SAFE_CAST && call.operandCount() == 2) {
+      // Calcite writes its TRY_CAST as SAFE_CAST (BigQuery's name), which DuckDB does not know
+      SqlWriter.Frame frame = writer.startFunCall("TRY_CAST");
+      call.operand(0).unparse(writer, 0, 0);
+      writer.sep("AS");
+      call.operand(1).unparse(writer, 0, 0);
+      writer.endFunCall(frame);
       return;
     }
     if (call.getKind() == SqlKind.WITHIN_GROUP && call.operand(0) instanceof SqlCall called) {
