@@ -21,7 +21,11 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *   <li>{@code FILTER (c)} as {@code FILTER (WHERE c)};
  *   <li>{@code INTERVAL '3 days'} as {@code INTERVAL '3' DAY} (one number and one unit);
  *   <li>{@code j ->> 'k'} and {@code j -> 'k'} of a column as {@code json_extract_string(j, 'k')}
- *       and {@code json_extract(j, 'k')}.
+ *       and {@code json_extract(j, 'k')};
+ *   <li>the slice {@code col[a:b]} of a column as {@code array_slice(col, a, b)}, an omitted bound
+ *       as {@code 1} or {@code -1};
+ *   <li>the outermost query's {@code ORDER BY ALL [ASC | DESC]} as {@code ORDER BY 1, 2, ...}, the
+ *       positions of its select items (unless it selects {@code *}).
  * </ul>
  *
  * CREATE stores the rewritten query.
@@ -71,6 +75,13 @@ final class DuckDbSpellings {
         }
       } else if (token.isSymbol("-")) {
         jsonArrow(query, tokens, i, edits);
+      } else if (token.isSymbol("[")) {
+        slice(query, tokens, i, edits);
+      } else if (token.isKeyword("ORDER")
+          && tokens.get(i + 1).isKeyword("BY")
+          && i + 2 < tokens.size()
+          && tokens.get(i + 2).isKeyword("ALL")) {
+        orderByAll(tokens, i, edits);
       }
     }
     edits.sort(Comparator.comparingInt(Edit::start));
@@ -147,6 +158,105 @@ final class DuckDbSpellings {
                 + ", "
                 + tokens.get(path).text()
                 + ")"));
+  }
+
+  /** {@code col[a:b]} whose bracket opens at token {@code at}, after a column: as array_slice. */
+  private static void slice(String query, List<SqlToken> tokens, int at, List<Edit> edits) {
+    int first = columnBefore(tokens, at);
+    int colon = -1;
+    int close = -1;
+    int depth = 0;
+    for (int i = at; i < tokens.size() && close < 0; i++) {
+      SqlToken token = tokens.get(i);
+      if (token.isSymbol("[") || token.isSymbol("(")) {
+        depth++;
+      } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
+        close = i;
+      } else if (depth == 1 && token.isSymbol(":")) {
+        if (colon >= 0 || i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(":")) {
+          return; // a step, or a cast x::t inside
+        }
+        colon = i;
+      }
+    }
+    if (first < 0 || colon < 0 || close < 0 || !tokens.get(close).isSymbol("]")) {
+      return;
+    }
+    String from = query.substring(tokens.get(at).end(), tokens.get(colon).start()).strip();
+    String to = query.substring(tokens.get(colon).end(), tokens.get(close).start()).strip();
+    edits.add(
+        new Edit(
+            tokens.get(first).start(),
+            tokens.get(close).end(),
+            "array_slice("
+                + query.substring(tokens.get(first).start(), tokens.get(at - 1).end())
+                + ", "
+                + (from.isEmpty() ? "1" : from)
+                + ", "
+                + (to.isEmpty() ? "-1" : to)
+                + ")"));
+  }
+
+  /** The first token of the column, maybe qualified, that ends just before token {@code at}. */
+  private static int columnBefore(List<SqlToken> tokens, int at) {
+    int first = at - 1;
+    if (first < 0
+        || !tokens.get(first).isIdentifier()
+        || tokens.get(first).end() != tokens.get(at).start()) {
+      return -1;
+    }
+    while (first >= 2
+        && tokens.get(first - 1).isSymbol(".")
+        && tokens.get(first - 2).isIdentifier()) {
+      first -= 2;
+    }
+    return first;
+  }
+
+  /**
+   * {@code ORDER BY ALL} at token {@code at}, when it orders the outermost query: the positions of
+   * the select items, each with the direction written after ALL.
+   */
+  private static void orderByAll(List<SqlToken> tokens, int at, List<Edit> edits) {
+    int depth = 0;
+    int select = -1;
+    int items = 1;
+    for (int i = 0; i < at; i++) {
+      SqlToken token = tokens.get(i);
+      if (token.isSymbol("(")) {
+        depth++;
+      } else if (token.isSymbol(")")) {
+        depth--;
+      } else if (depth == 0 && token.isKeyword("SELECT")) {
+        select = i;
+        items = 1;
+      } else if (depth == 0 && select >= 0 && token.isKeyword("FROM")) {
+        select = -2; // the select list ended
+      } else if (depth == 0 && select >= 0 && token.isSymbol(",")) {
+        items++;
+      } else if (depth == 0 && select >= 0 && token.isSymbol("*")) {
+        return;
+      }
+    }
+    if (depth != 0 || select == -1) {
+      return;
+    }
+    String direction = "";
+    int end = at + 2;
+    if (end + 1 < tokens.size()
+        && (tokens.get(end + 1).isKeyword("ASC") || tokens.get(end + 1).isKeyword("DESC"))) {
+      end++;
+      direction = " " + tokens.get(end).upper();
+    }
+    List<String> positions = new ArrayList<>();
+    for (int i = 1; i <= items; i++) {
+      positions.add(i + direction);
+    }
+    edits.add(
+        new Edit(
+            tokens.get(at).start(),
+            tokens.get(end).end(),
+            "ORDER BY " + String.join(", ", positions)));
   }
 
   /** Whether the tokens from {@code from} to {@code to} are written without space between. */
