@@ -2,7 +2,6 @@ package org.calciteivm.jdbc.refresh;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -42,13 +41,10 @@ final class DuckDbSpellings {
           "YEAR", "YEARS", "MONTH", "MONTHS", "DAY", "DAYS", "HOUR", "HOURS", "MINUTE", "MINUTES",
           "SECOND", "SECONDS");
 
-  /** A replacement of the text from {@code start} to {@code end}. */
-  private record Edit(int start, int end, String text) {}
-
   /** {@code query} with DuckDB's short spellings written out; {@code query} if it has none. */
   static String rewrite(String query) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
-    List<Edit> edits = new ArrayList<>();
+    List<QueryEdits.Edit> edits = new ArrayList<>();
     for (int i = 0; i + 1 < tokens.size(); i++) {
       SqlToken token = tokens.get(i);
       boolean call =
@@ -56,19 +52,19 @@ final class DuckDbSpellings {
       if (token.isKeyword("IF") && call) {
         ifAsCase(tokens, i, edits);
       } else if (token.isKeyword("IFNULL") && call) {
-        edits.add(new Edit(token.start(), token.end(), "COALESCE"));
+        edits.add(new QueryEdits.Edit(token.start(), token.end(), "COALESCE"));
       } else if (token.isKeyword("FILTER")
           && tokens.get(i + 1).isSymbol("(")
           && i + 2 < tokens.size()
           && !tokens.get(i + 2).isKeyword("WHERE")) {
-        edits.add(new Edit(tokens.get(i + 1).end(), tokens.get(i + 1).end(), "WHERE "));
+        edits.add(new QueryEdits.Edit(tokens.get(i + 1).end(), tokens.get(i + 1).end(), "WHERE "));
       } else if (token.isKeyword("INTERVAL")
           && tokens.get(i + 1).kind() == SqlToken.Kind.STRING
           && !(i + 2 < tokens.size() && INTERVAL_UNITS.contains(tokens.get(i + 2).upper()))) {
         Matcher m = INTERVAL.matcher(tokens.get(i + 1).text());
         if (m.matches()) {
           edits.add(
-              new Edit(
+              new QueryEdits.Edit(
                   tokens.get(i + 1).start(),
                   tokens.get(i + 1).end(),
                   "'" + m.group(1) + "' " + m.group(2).toUpperCase(Locale.ROOT)));
@@ -84,18 +80,11 @@ final class DuckDbSpellings {
         orderByAll(tokens, i, edits);
       }
     }
-    edits.sort(Comparator.comparingInt(Edit::start));
-    StringBuilder rewritten = new StringBuilder();
-    int copied = 0;
-    for (Edit edit : edits) {
-      rewritten.append(query, copied, edit.start()).append(edit.text());
-      copied = edit.end();
-    }
-    return edits.isEmpty() ? query : rewritten.append(query.substring(copied)).toString();
+    return QueryEdits.apply(query, edits);
   }
 
   /** {@code if(c, a, b)} at token {@code at} as a CASE, token by token (ifs nest). */
-  private static void ifAsCase(List<SqlToken> tokens, int at, List<Edit> edits) {
+  private static void ifAsCase(List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
     List<Integer> commas = new ArrayList<>();
     int depth = 0;
     int close = -1;
@@ -113,19 +102,22 @@ final class DuckDbSpellings {
       return; // not DuckDB's three-argument if: the planner reports it
     }
     SqlToken open = tokens.get(at + 1);
-    edits.add(new Edit(tokens.get(at).start(), open.end(), "CASE WHEN ("));
+    edits.add(new QueryEdits.Edit(tokens.get(at).start(), open.end(), "CASE WHEN ("));
     edits.add(
-        new Edit(tokens.get(commas.get(0)).start(), tokens.get(commas.get(0)).end(), ") THEN ("));
+        new QueryEdits.Edit(
+            tokens.get(commas.get(0)).start(), tokens.get(commas.get(0)).end(), ") THEN ("));
     edits.add(
-        new Edit(tokens.get(commas.get(1)).start(), tokens.get(commas.get(1)).end(), ") ELSE ("));
-    edits.add(new Edit(tokens.get(close).start(), tokens.get(close).end(), ") END"));
+        new QueryEdits.Edit(
+            tokens.get(commas.get(1)).start(), tokens.get(commas.get(1)).end(), ") ELSE ("));
+    edits.add(new QueryEdits.Edit(tokens.get(close).start(), tokens.get(close).end(), ") END"));
   }
 
   /**
    * {@code col ->> 'k'} or {@code col -> 'k'} whose arrow starts at token {@code at}, after a
    * column (maybe qualified) and before a string or number: as a JSON extraction call.
    */
-  private static void jsonArrow(String query, List<SqlToken> tokens, int at, List<Edit> edits) {
+  private static void jsonArrow(
+      String query, List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
     boolean text =
         at + 3 < tokens.size()
             && tokens.get(at + 1).isSymbol(">")
@@ -139,18 +131,13 @@ final class DuckDbSpellings {
             || tokens.get(path).kind() == SqlToken.Kind.NUMBER)) {
       return;
     }
-    int first = at - 1;
-    if (first < 0 || !tokens.get(first).isIdentifier()) {
+    int first = columnBefore(tokens, at, false);
+    if (first < 0) {
       return;
-    }
-    while (first >= 2
-        && tokens.get(first - 1).isSymbol(".")
-        && tokens.get(first - 2).isIdentifier()) {
-      first -= 2;
     }
     String column = query.substring(tokens.get(first).start(), tokens.get(at - 1).end());
     edits.add(
-        new Edit(
+        new QueryEdits.Edit(
             tokens.get(first).start(),
             tokens.get(path).end(),
             (text ? "json_extract_string(" : "json_extract(")
@@ -161,8 +148,9 @@ final class DuckDbSpellings {
   }
 
   /** {@code col[a:b]} whose bracket opens at token {@code at}, after a column: as array_slice. */
-  private static void slice(String query, List<SqlToken> tokens, int at, List<Edit> edits) {
-    int first = columnBefore(tokens, at);
+  private static void slice(
+      String query, List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
+    int first = columnBefore(tokens, at, true);
     int colon = -1;
     int close = -1;
     int depth = 0;
@@ -185,7 +173,7 @@ final class DuckDbSpellings {
     String from = query.substring(tokens.get(at).end(), tokens.get(colon).start()).strip();
     String to = query.substring(tokens.get(colon).end(), tokens.get(close).start()).strip();
     edits.add(
-        new Edit(
+        new QueryEdits.Edit(
             tokens.get(first).start(),
             tokens.get(close).end(),
             "array_slice("
@@ -197,12 +185,15 @@ final class DuckDbSpellings {
                 + ")"));
   }
 
-  /** The first token of the column, maybe qualified, that ends just before token {@code at}. */
-  private static int columnBefore(List<SqlToken> tokens, int at) {
+  /**
+   * The first token of the column, maybe qualified, that ends right before token {@code at} ({@code
+   * adjacent}: with no space between), or -1.
+   */
+  private static int columnBefore(List<SqlToken> tokens, int at, boolean adjacent) {
     int first = at - 1;
     if (first < 0
         || !tokens.get(first).isIdentifier()
-        || tokens.get(first).end() != tokens.get(at).start()) {
+        || adjacent && tokens.get(first).end() != tokens.get(at).start()) {
       return -1;
     }
     while (first >= 2
@@ -217,7 +208,7 @@ final class DuckDbSpellings {
    * {@code ORDER BY ALL} at token {@code at}, when it orders the outermost query: the positions of
    * the select items, each with the direction written after ALL.
    */
-  private static void orderByAll(List<SqlToken> tokens, int at, List<Edit> edits) {
+  private static void orderByAll(List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
     int depth = 0;
     int select = -1;
     int items = 1;
@@ -253,7 +244,7 @@ final class DuckDbSpellings {
       positions.add(i + direction);
     }
     edits.add(
-        new Edit(
+        new QueryEdits.Edit(
             tokens.get(at).start(),
             tokens.get(end).end(),
             "ORDER BY " + String.join(", ", positions)));

@@ -40,14 +40,11 @@ final class OrderedAggregateCalls {
   private static final Set<String> PARSED_INLINE =
       Set.of("ARRAY_AGG", "ARRAY_CONCAT_AGG", "GROUP_CONCAT", "STRING_AGG");
 
-  /** A replacement of the text from {@code start} to {@code end}. */
-  private record Edit(int start, int end, String text) {}
-
   /** {@code query} with its ordered aggregate calls rewritten; {@code query} if it has none. */
   static String rewrite(String query, String viewName, GroupByAll.Functions functions)
       throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
-    List<Edit> edits = new ArrayList<>();
+    List<QueryEdits.Edit> edits = new ArrayList<>();
     DuckDbFunctions known = null;
     for (int i = 0; i + 1 < tokens.size(); i++) {
       SqlToken name = tokens.get(i);
@@ -57,12 +54,12 @@ final class OrderedAggregateCalls {
           || (i > 0 && tokens.get(i - 1).isSymbol("."))) {
         continue;
       }
-      int close = closing(tokens, i + 1);
+      int close = QueryEdits.closing(tokens, i + 1);
       boolean ordered = orderOfCall(tokens, i + 1, close) >= 0;
       String lower = name.text().toLowerCase(Locale.ROOT);
       if (name.isKeyword("FIRST") || name.isKeyword("LAST")) {
         if (close + 1 < tokens.size() && tokens.get(close + 1).isKeyword("OVER")) {
-          edits.add(new Edit(name.start(), name.end(), lower + "_value"));
+          edits.add(new QueryEdits.Edit(name.start(), name.end(), lower + "_value"));
         } else if (!ordered) {
           throw UnsupportedViewException.never(
               viewName,
@@ -72,9 +69,9 @@ final class OrderedAggregateCalls {
                   + "(x ORDER BY y))");
         } else {
           int end = filterEnd(tokens, close);
-          edits.add(new Edit(name.start(), name.end(), "(array_agg"));
+          edits.add(new QueryEdits.Edit(name.start(), name.end(), "(array_agg"));
           edits.add(
-              new Edit(
+              new QueryEdits.Edit(
                   tokens.get(end).end(),
                   tokens.get(end).end(),
                   name.isKeyword("FIRST") ? ")[1]" : ")[-1]"));
@@ -85,7 +82,7 @@ final class OrderedAggregateCalls {
         continue;
       }
       if (name.isKeyword("LIST")) {
-        edits.add(new Edit(name.start(), name.end(), "array_agg"));
+        edits.add(new QueryEdits.Edit(name.start(), name.end(), "array_agg"));
         continue;
       }
       // only now is it worth asking DuckDB: a word before "(" may be OVER, IN, AS, ...
@@ -97,13 +94,7 @@ final class OrderedAggregateCalls {
             "an ORDER BY is maintained in string_agg, array_agg, list, first and last");
       }
     }
-    StringBuilder rewritten = new StringBuilder();
-    int copied = 0;
-    for (Edit edit : edits) {
-      rewritten.append(query, copied, edit.start()).append(edit.text());
-      copied = edit.end();
-    }
-    return edits.isEmpty() ? query : rewritten.append(query.substring(copied)).toString();
+    return QueryEdits.apply(query, edits);
   }
 
   /**
@@ -114,22 +105,9 @@ final class OrderedAggregateCalls {
     if (close + 2 < tokens.size()
         && tokens.get(close + 1).isKeyword("FILTER")
         && tokens.get(close + 2).isSymbol("(")) {
-      return closing(tokens, close + 2);
+      return QueryEdits.closing(tokens, close + 2);
     }
     return close;
-  }
-
-  /** The position of the parenthesis closing the one at {@code open}, or the last token's. */
-  private static int closing(List<SqlToken> tokens, int open) {
-    int depth = 0;
-    for (int i = open; i < tokens.size(); i++) {
-      if (tokens.get(i).isSymbol("(")) {
-        depth++;
-      } else if (tokens.get(i).isSymbol(")") && --depth == 0) {
-        return i;
-      }
-    }
-    return tokens.size() - 1;
   }
 
   /**

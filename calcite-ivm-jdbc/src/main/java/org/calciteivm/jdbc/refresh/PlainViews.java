@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -42,9 +41,6 @@ public final class PlainViews {
 
   /** A plain view: where it is, and its query with its column names, if it names them. */
   private record Definition(String schema, String name, String query, @Nullable String columns) {}
-
-  /** A replacement of the text from {@code start} to {@code end}. */
-  private record Edit(int start, int end, String text) {}
 
   /**
    * {@code query}, already in Calcite's reach ({@link QueryRewrites}), with every plain view it
@@ -89,7 +85,7 @@ public final class PlainViews {
             return super.visit(call);
           }
         });
-    List<Edit> edits = new ArrayList<>();
+    List<QueryEdits.Edit> edits = new ArrayList<>();
     for (SqlIdentifier reference : references) {
       Definition view = find(views, reference, withNames);
       QueryText.Range range = view == null ? null : text.range(reference);
@@ -107,7 +103,7 @@ public final class PlainViews {
       definition = inline(definition, views, rewrite, depth + 1);
       String alias = reference.names.get(reference.names.size() - 1);
       edits.add(
-          new Edit(
+          new QueryEdits.Edit(
               range.start(),
               range.end(),
               "("
@@ -119,14 +115,7 @@ public final class PlainViews {
                           + IvmNames.quote(alias)
                           + (view.columns() == null ? "" : view.columns()))));
     }
-    edits.sort(Comparator.comparingInt(Edit::start));
-    StringBuilder inlined = new StringBuilder();
-    int copied = 0;
-    for (Edit edit : edits) {
-      inlined.append(query, copied, edit.start()).append(edit.text());
-      copied = edit.end();
-    }
-    return edits.isEmpty() ? query : inlined.append(query.substring(copied)).toString();
+    return QueryEdits.apply(query, edits);
   }
 
   /**
@@ -165,39 +154,8 @@ public final class PlainViews {
     SqlToken next = rest.get(0);
     return next.isKeyword("AS")
         || next.kind() == SqlToken.Kind.QUOTED_IDENTIFIER
-        || next.kind() == SqlToken.Kind.WORD && !NOT_ALIASES.contains(next.upper());
+        || next.kind() == SqlToken.Kind.WORD && !QueryEdits.NOT_ALIASES.contains(next.upper());
   }
-
-  /** Words after a relation in FROM that are not its alias. */
-  private static final Set<String> NOT_ALIASES =
-      Set.of(
-          "WHERE",
-          "JOIN",
-          "INNER",
-          "LEFT",
-          "RIGHT",
-          "FULL",
-          "CROSS",
-          "NATURAL",
-          "ASOF",
-          "SEMI",
-          "ANTI",
-          "POSITIONAL",
-          "LATERAL",
-          "ON",
-          "USING",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "OFFSET",
-          "FETCH",
-          "UNION",
-          "EXCEPT",
-          "INTERSECT",
-          "WITH");
 
   private static @Nullable Definition find(
       List<Definition> views, SqlIdentifier reference, Set<String> withNames) {

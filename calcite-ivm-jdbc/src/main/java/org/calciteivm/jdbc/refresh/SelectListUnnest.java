@@ -28,22 +28,6 @@ final class SelectListUnnest {
   /** The name of the expansion the rewritten FROM clause reads. */
   private static final String RELATION = "ivm_unnest";
 
-  /** Words that end a FROM clause at its level. */
-  private static final Set<String> AFTER_FROM =
-      Set.of(
-          "WHERE",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "OFFSET",
-          "FETCH",
-          "UNION",
-          "EXCEPT",
-          "INTERSECT");
-
   /** Why a select-list unnest was not written in FROM, for the refusal. */
   private static final String INSTEAD = "unnest in FROM: FROM t, unnest(t.xs) AS u(x)";
 
@@ -70,7 +54,9 @@ final class SelectListUnnest {
           select = i;
         } else if (token.isKeyword("FROM") && from < 0 && select >= 0) {
           from = i;
-        } else if (from >= 0 && end == tokens.size() && AFTER_FROM.contains(token.upper())) {
+        } else if (from >= 0
+            && end == tokens.size()
+            && FromFirst.AFTER_FROM.contains(token.upper())) {
           end = i;
         }
         if (Set.of("GROUP", "HAVING", "QUALIFY", "WINDOW", "UNION", "EXCEPT", "INTERSECT")
@@ -88,7 +74,7 @@ final class SelectListUnnest {
     if (select < 0 || from < 0 || call < select || call > from) {
       throw refusal(viewName, "of a subquery");
     }
-    int close = closing(tokens, call + 1);
+    int close = QueryEdits.closing(tokens, call + 1);
     DuckDbFunctions known = functions.read();
     for (int i = select + 1; i < from; i++) {
       SqlToken token = tokens.get(i);
@@ -227,18 +213,5 @@ final class SelectListUnnest {
 
   private static UnsupportedViewException refusal(String viewName, String where) {
     return UnsupportedViewException.notYet(viewName, "unnest in the select list " + where, INSTEAD);
-  }
-
-  /** The position of the parenthesis closing the one at {@code open}, or the last token's. */
-  private static int closing(List<SqlToken> tokens, int open) {
-    int depth = 0;
-    for (int i = open; i < tokens.size(); i++) {
-      if (tokens.get(i).isSymbol("(")) {
-        depth++;
-      } else if (tokens.get(i).isSymbol(")") && --depth == 0) {
-        return i;
-      }
-    }
-    return tokens.size() - 1;
   }
 }

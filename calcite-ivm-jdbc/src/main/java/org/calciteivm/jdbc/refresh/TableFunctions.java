@@ -24,44 +24,10 @@ final class TableFunctions {
 
   private static final Set<String> SERIES = Set.of("RANGE", "GENERATE_SERIES");
 
-  /** Words after a relation in FROM that are not its alias. */
-  private static final Set<String> NOT_ALIASES =
-      Set.of(
-          "WHERE",
-          "JOIN",
-          "INNER",
-          "LEFT",
-          "RIGHT",
-          "FULL",
-          "CROSS",
-          "NATURAL",
-          "ASOF",
-          "SEMI",
-          "ANTI",
-          "POSITIONAL",
-          "LATERAL",
-          "ON",
-          "USING",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "OFFSET",
-          "FETCH",
-          "UNION",
-          "EXCEPT",
-          "INTERSECT",
-          "WITH");
-
-  /** A replacement of the text from {@code start} to {@code end}. */
-  private record Edit(int start, int end, String text) {}
-
   /** {@code query} with its series table functions written as unnest; {@code query} if none. */
   static String rewrite(String query) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
-    List<Edit> edits = new ArrayList<>();
+    List<QueryEdits.Edit> edits = new ArrayList<>();
     // per level of parentheses: whether its tokens are in a FROM clause
     Deque<Boolean> inFrom = new ArrayDeque<>(List.of(false));
     for (int i = 0; i + 1 < tokens.size(); i++) {
@@ -82,24 +48,18 @@ final class TableFunctions {
         edits.addAll(unnested(tokens, i));
       }
     }
-    StringBuilder rewritten = new StringBuilder();
-    int copied = 0;
-    for (Edit edit : edits) {
-      rewritten.append(query, copied, edit.start()).append(edit.text());
-      copied = edit.end();
-    }
-    return edits.isEmpty() ? query : rewritten.append(query.substring(copied)).toString();
+    return QueryEdits.apply(query, edits);
   }
 
   /** The edits that write the call whose name is token {@code name} as an unnest. */
-  private static List<Edit> unnested(List<SqlToken> tokens, int name) {
+  private static List<QueryEdits.Edit> unnested(List<SqlToken> tokens, int name) {
     SqlToken function = tokens.get(name);
     String column = function.text().toLowerCase(Locale.ROOT);
     String quoted = "\"" + column + "\"";
-    int close = closing(tokens, name + 1);
-    List<Edit> edits = new ArrayList<>();
+    int close = QueryEdits.closing(tokens, name + 1);
+    List<QueryEdits.Edit> edits = new ArrayList<>();
     edits.add(
-        new Edit(
+        new QueryEdits.Edit(
             function.start(),
             function.end(),
             "unnest(" + (function.isKeyword("RANGE") ? quoted : column)));
@@ -111,18 +71,18 @@ final class TableFunctions {
         after < tokens.size()
             && tokens.get(after).isIdentifier()
             && !(tokens.get(after).kind() == SqlToken.Kind.WORD
-                && NOT_ALIASES.contains(tokens.get(after).upper()));
+                && QueryEdits.NOT_ALIASES.contains(tokens.get(after).upper()));
     boolean columnsNamed =
         aliased && after + 1 < tokens.size() && tokens.get(after + 1).isSymbol("(");
     int end = tokens.get(close).end();
     if (!aliased) {
-      edits.add(new Edit(end, end, ") AS " + quoted + "(" + quoted + ")"));
+      edits.add(new QueryEdits.Edit(end, end, ") AS " + quoted + "(" + quoted + ")"));
     } else if (!columnsNamed) {
-      edits.add(new Edit(end, end, ")"));
+      edits.add(new QueryEdits.Edit(end, end, ")"));
       int aliasEnd = tokens.get(after).end();
-      edits.add(new Edit(aliasEnd, aliasEnd, "(" + quoted + ")"));
+      edits.add(new QueryEdits.Edit(aliasEnd, aliasEnd, "(" + quoted + ")"));
     } else {
-      edits.add(new Edit(end, end, ")"));
+      edits.add(new QueryEdits.Edit(end, end, ")"));
     }
     return edits;
   }
@@ -153,18 +113,5 @@ final class TableFunctions {
         || token.isKeyword("FROM")
         || token.isKeyword("JOIN")
         || token.isKeyword("LATERAL");
-  }
-
-  /** The position of the parenthesis closing the one at {@code open}, or the last token's. */
-  private static int closing(List<SqlToken> tokens, int open) {
-    int depth = 0;
-    for (int i = open; i < tokens.size(); i++) {
-      if (tokens.get(i).isSymbol("(")) {
-        depth++;
-      } else if (tokens.get(i).isSymbol(")") && --depth == 0) {
-        return i;
-      }
-    }
-    return tokens.size() - 1;
   }
 }
