@@ -89,22 +89,9 @@ final class TableFunctions {
 
   /** Whether {@code token} begins a clause of a SELECT at its level. */
   private static boolean clauseKeyword(SqlToken token) {
-    return switch (token.upper()) {
-      case "SELECT",
-          "FROM",
-          "WHERE",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "UNION",
-          "EXCEPT",
-          "INTERSECT" ->
-          true;
-      default -> false;
-    };
+    return token.isKeyword("SELECT")
+        || token.isKeyword("FROM")
+        || FromFirst.AFTER_FROM.contains(token.upper());
   }
 
   /** Whether a relation of FROM may follow {@code token}. */
