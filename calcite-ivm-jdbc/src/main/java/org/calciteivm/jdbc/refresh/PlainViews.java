@@ -157,6 +157,7 @@ public final class PlainViews {
         || next.kind() == SqlToken.Kind.WORD && !QueryEdits.NOT_ALIASES.contains(next.upper());
   }
 
+  /** The plain view {@code reference} names, unless a WITH query of that name hides it; or null. */
   private static @Nullable Definition find(
       List<Definition> views, SqlIdentifier reference, Set<String> withNames) {
     List<String> names = reference.names;
@@ -178,16 +179,18 @@ public final class PlainViews {
       throws SQLException {
     List<Definition> views = new ArrayList<>();
     try (PreparedStatement s =
-            duckDb.prepareStatement(
-                "SELECT schema_name, view_name, sql FROM duckdb_views()"
-                    + " WHERE NOT internal AND database_name = current_database()"
-                    + " AND schema_name <> ?");
-        ResultSet rs = setting(s, IvmNames.SCHEMA).executeQuery()) {
-      while (rs.next()) {
-        String schema = rs.getString(1);
-        String name = rs.getString(2);
-        if (!isMaterialized.test(List.of(schema, name))) {
-          Definition view = definition(schema, name, rs.getString(3));
+        duckDb.prepareStatement(
+            "SELECT schema_name, view_name, sql FROM duckdb_views()"
+                + " WHERE NOT internal AND database_name = current_database()"
+                + " AND schema_name <> ?")) {
+      s.setString(1, IvmNames.SCHEMA);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          List<String> name = List.of(rs.getString(1), rs.getString(2));
+          Definition view =
+              isMaterialized.test(name)
+                  ? null
+                  : definition(name.get(0), name.get(1), rs.getString(3));
           if (view != null) {
             views.add(view);
           }
@@ -195,11 +198,6 @@ public final class PlainViews {
       }
     }
     return views;
-  }
-
-  private static PreparedStatement setting(PreparedStatement s, String value) throws SQLException {
-    s.setString(1, value);
-    return s;
   }
 
   /**

@@ -28,6 +28,13 @@ final class SelectListUnnest {
   /** The name of the expansion the rewritten FROM clause reads. */
   private static final String RELATION = "ivm_unnest";
 
+  /**
+   * Clauses of the outermost query after which DuckDB expands a select-list unnest (or that make it
+   * a set operation): written in FROM, the expansion would come before them.
+   */
+  private static final Set<String> EXPANDED_LATER =
+      Set.of("GROUP", "HAVING", "QUALIFY", "WINDOW", "UNION", "EXCEPT", "INTERSECT");
+
   /** Why a select-list unnest was not written in FROM, for the refusal. */
   private static final String INSTEAD = "unnest in FROM: FROM t, unnest(t.xs) AS u(x)";
 
@@ -59,8 +66,7 @@ final class SelectListUnnest {
             && FromFirst.AFTER_FROM.contains(token.upper())) {
           end = i;
         }
-        if (Set.of("GROUP", "HAVING", "QUALIFY", "WINDOW", "UNION", "EXCEPT", "INTERSECT")
-            .contains(token.upper())) {
+        if (EXPANDED_LATER.contains(token.upper())) {
           throw refusal(viewName, "beside " + token.upper());
         }
       } else if (token.kind() == SqlToken.Kind.SEMICOLON) {
