@@ -11,10 +11,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Differential test of row expansions ({@code unnest} in FROM and in the select list, the series
- * table functions in FROM): random lists (empty, NULL, with NULL elements and duplicates) in a
- * table joined with another, random writes to both tables, and views that expand, join, filter and
- * aggregate the elements; after every refresh each view must equal a recompute of its query ({@link
- * ViewCheck}).
+ * table functions in FROM), also over a plain view: random lists (empty, NULL, with NULL elements
+ * and duplicates) in a table joined with another, random writes to both tables, and views that
+ * expand, join, filter and aggregate the elements; after every refresh each view must equal a
+ * recompute of its query ({@link ViewCheck}).
  *
  * <p>System properties: {@code ivm.seed} (replays a run), {@code ivm.rounds}, {@code ivm.steps},
  * {@code ivm.round}. A failing round's statements are written to {@code target/randomized/}.
@@ -40,6 +40,10 @@ class RandomizedUnnestTest {
           // select-list unnest, written in FROM at CREATE; checked against DuckDB's own reading
           "SELECT id, unnest(xs) AS x FROM post WHERE g IS NOT NULL",
           "SELECT DISTINCT g, unnest(xs) FROM post",
+          // plain views, written in as their definitions at CREATE
+          "SELECT k.id, u.x FROM keyed k, unnest(k.xs) AS u(x) WHERE k.name LIKE 't%'",
+          "SELECT name, COUNT(*) AS n, if(SUM(id) > 10, 'big', 'small') AS size FROM keyed"
+              + " GROUP BY name",
           "SELECT p.id, c.k FROM post p CROSS JOIN unnest([1, 2]) AS c(k) WHERE c.k <= p.g");
 
   @Test
@@ -81,6 +85,9 @@ class RandomizedUnnestTest {
         execute("CREATE TABLE dim (g INTEGER, name VARCHAR)");
         execute(insertPosts(4 + random.nextInt(8)));
         execute("INSERT INTO dim VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (NULL, 'none')");
+        execute(
+            "CREATE VIEW keyed AS SELECT p.id, p.xs, d.name FROM post p JOIN dim d ON p.g = d.g"
+                + " WHERE d.name NOT LIKE 'n%'");
         runSteps(steps, 6);
         return refreshes;
       } catch (SQLException | AssertionError e) {
