@@ -11,10 +11,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Differential test of row expansions ({@code unnest} in FROM and in the select list, the series
- * table functions in FROM), also over a plain view: random lists (empty, NULL, with NULL elements
- * and duplicates) in a table joined with another, random writes to both tables, and views that
- * expand, join, filter and aggregate the elements; after every refresh each view must equal a
- * recompute of its query ({@link ViewCheck}).
+ * table functions in FROM) and of {@code STRUCT} fields, also over a plain view: random lists
+ * (empty, NULL, with NULL elements and duplicates) and structs (NULL, with NULL fields, holding a
+ * list) in a table joined with another, random writes to both tables (structs set by literals), and
+ * views that expand, join, filter and aggregate the elements and fields; after every refresh each
+ * view must equal a recompute of its query ({@link ViewCheck}).
  *
  * <p>System properties: {@code ivm.seed} (replays a run), {@code ivm.rounds}, {@code ivm.steps},
  * {@code ivm.round}. A failing round's statements are written to {@code target/randomized/}.
@@ -44,7 +45,13 @@ class RandomizedUnnestTest {
           "SELECT k.id, u.x FROM keyed k, unnest(k.xs) AS u(x) WHERE k.name LIKE 't%'",
           "SELECT name, COUNT(*) AS n, if(SUM(id) > 10, 'big', 'small') AS size FROM keyed"
               + " GROUP BY name",
-          "SELECT p.id, c.k FROM post p CROSS JOIN unnest([1, 2]) AS c(k) WHERE c.k <= p.g");
+          "SELECT p.id, c.k FROM post p CROSS JOIN unnest([1, 2]) AS c(k) WHERE c.k <= p.g",
+          // struct fields, read as s.a and t.s.a
+          "SELECT p.id, p.st.a AS a, st.l AS l FROM post p WHERE p.st.a IS NULL OR st.a < 3",
+          "SELECT st.a, COUNT(*) AS n, SUM(g) AS s, COUNT(st) AS structs FROM post GROUP BY st.a",
+          "SELECT p.id, u.x FROM post p, unnest(p.st.l) AS u(x)",
+          "SELECT d.name, p.st FROM post p LEFT JOIN dim d ON p.st.a = d.g",
+          "SELECT DISTINCT st FROM post");
 
   @Test
   void viewsMatchTheirQueriesAfterEveryRefresh() throws Exception {
@@ -81,7 +88,8 @@ class RandomizedUnnestTest {
     int run() throws IOException {
       try (Connection c = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
         connection = c;
-        execute("CREATE TABLE post (id INTEGER, g INTEGER, xs INTEGER[])");
+        execute(
+            "CREATE TABLE post (id INTEGER, g INTEGER, xs INTEGER[], st STRUCT(a INTEGER, l INTEGER[]))");
         execute("CREATE TABLE dim (g INTEGER, name VARCHAR)");
         execute(insertPosts(4 + random.nextInt(8)));
         execute("INSERT INTO dim VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (NULL, 'none')");
@@ -117,13 +125,18 @@ class RandomizedUnnestTest {
             switch (kind) {
               case 0, 1 -> insertPosts(1 + random.nextInt(4));
               case 2 -> "DELETE FROM post WHERE id % 5 = " + random.nextInt(5);
-              case 3 -> "UPDATE post SET xs = " + list() + " WHERE id % 4 = " + random.nextInt(4);
+              case 3 ->
+                  (random.nextBoolean()
+                          ? "UPDATE post SET xs = " + list()
+                          : "UPDATE post SET st = " + struct())
+                      + " WHERE id % 4 = "
+                      + random.nextInt(4);
               case 4 -> "UPDATE post SET g = " + group() + " WHERE id % 3 = " + random.nextInt(3);
               case 5 ->
                   random.nextBoolean()
                       ? "UPDATE dim SET g = " + group() + " WHERE name = 'two'"
                       : "INSERT INTO dim VALUES (" + group() + ", 'extra')";
-              default -> "INSERT INTO post SELECT id + 1000, g, xs FROM post WHERE id % 7 = 0";
+              default -> "INSERT INTO post SELECT id + 1000, g, xs, st FROM post WHERE id % 7 = 0";
             });
       }
       if (transaction < 2) {
@@ -148,7 +161,7 @@ class RandomizedUnnestTest {
       for (int i = 0; i < count; i++) {
         // a copy of the row before, now and then: duplicate rows
         int id = random.nextInt(6) == 0 && nextId > 0 ? nextId : ++nextId;
-        rows.add("(" + id + ", " + group() + ", " + list() + ")");
+        rows.add("(" + id + ", " + group() + ", " + list() + ", " + struct() + ")");
       }
       return "INSERT INTO post VALUES " + String.join(", ", rows);
     }
@@ -156,6 +169,11 @@ class RandomizedUnnestTest {
     /** A small group, or NULL. */
     private String group() {
       return random.nextInt(8) == 0 ? "NULL" : String.valueOf(random.nextInt(4));
+    }
+
+    /** A struct of a small value and a list, either possibly NULL; or NULL. */
+    private String struct() {
+      return random.nextInt(8) == 0 ? "NULL" : "{'a': " + group() + ", 'l': " + list() + "}";
     }
 
     /** A list of up to four small values with NULLs and duplicates; or empty, or NULL. */

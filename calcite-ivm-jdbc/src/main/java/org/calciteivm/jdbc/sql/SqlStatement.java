@@ -20,16 +20,16 @@ public record SqlStatement(String sql, ImmutableList<SqlToken> tokens) {
 
   /**
    * The index of the first token in {@code [from, to)} that {@code matches} and stands outside
-   * every parenthesis and bracket opened in that range, or -1. This is how the driver skips
-   * expressions and subqueries it does not read.
+   * every parenthesis, bracket and brace (a struct literal) opened in that range, or -1. This is
+   * how the driver skips expressions and subqueries it does not read.
    */
   public int topLevel(int from, int to, Predicate<SqlToken> matches) {
     int depth = 0;
     for (int i = from; i < to; i++) {
       SqlToken token = tokens.get(i);
-      if (token.isSymbol("(") || token.isSymbol("[")) {
+      if (token.isSymbol("(") || token.isSymbol("[") || token.isSymbol("{")) {
         depth++;
-      } else if (token.isSymbol(")") || token.isSymbol("]")) {
+      } else if (token.isSymbol(")") || token.isSymbol("]") || token.isSymbol("}")) {
         depth--;
       } else if (depth == 0 && matches.test(token)) {
         return i;

@@ -246,8 +246,9 @@ public final class ViewSqlPlanner {
             StandardConvertletTable.INSTANCE,
             config.getSqlToRelConverterConfig());
     RelRoot root = converter.convertQuery(validated, false, true);
-    // as Calcite's own Planner does: correlated subqueries become joins where they can
-    root = root.withRel(converter.flattenTypes(root.rel, true));
+    // Calcite's own Planner flattens structured types here; a view does not: a STRUCT column
+    // stays one column, and DuckDB reads its fields (s.a) as written.
+    // As Calcite's own Planner does: correlated subqueries become joins where they can
     root = root.withRel(SubqueryJoins.of(viewName, root.rel));
     root =
         root.withRel(

@@ -51,7 +51,9 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
       case TIMESTAMP:
         return spec(SqlTypeName.TIMESTAMP);
       case ANY:
-        // a DuckDB type Calcite does not know (a list, a map): the cast changes nothing, omitted
+      case ROW:
+        // a DuckDB type Calcite does not know (a list, a map) or a STRUCT: the cast changes
+        // nothing (it types a NULL that pads a row, which DuckDB types from its context), omitted
         return null;
       default:
         return super.getCastSpec(type);
