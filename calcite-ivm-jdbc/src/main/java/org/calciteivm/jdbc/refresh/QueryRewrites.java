@@ -15,13 +15,14 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * of standard expressions ({@link DuckDbSpellings}), series table functions as {@code unnest}
  * ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a {@code QUALIFY} filter ({@link
  * DistinctOn}), list literals ({@link ListLiterals}), the {@code ORDER BY} of DuckDB's ordered
- * aggregate calls as {@code WITHIN GROUP} ({@link OrderedAggregateCalls}), {@code SEMI}/{@code ANTI
- * JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL} ({@link GroupByAll}) written out, {@code
- * NOT IN} written as an anti-join and counts ({@link NotInSubqueries}), subqueries under OR written
- * as counts ({@link OrSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}),
- * and last {@code ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the rest ({@link
- * TopRows}). Grouping sets are written out later, per definition ({@link GroupingSets}), since they
- * need the query's column types.
+ * aggregate calls as {@code WITHIN GROUP} ({@link OrderedAggregateCalls}), {@code ASOF JOIN} as a
+ * join with the nearest rows' bounds ({@link AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link
+ * SemiAntiJoins}) and {@code GROUP BY ALL} ({@link GroupByAll}) written out, {@code NOT IN} written
+ * as an anti-join and counts ({@link NotInSubqueries}), subqueries under OR written as counts
+ * ({@link OrSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}), and last
+ * {@code ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the rest ({@link TopRows}).
+ * Grouping sets are written out later, per definition ({@link GroupingSets}), since they need the
+ * query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -52,16 +53,18 @@ public final class QueryRewrites {
     String ordinary =
         GroupByAll.expand(
             SemiAntiJoins.rewrite(
-                OrderedAggregateCalls.rewrite(
-                    ListLiterals.rewrite(
-                        DistinctOn.rewrite(
-                            SelectListUnnest.rewrite(
-                                TableFunctions.rewrite(
-                                    DuckDbSpellings.rewrite(FromFirst.rewrite(query))),
-                                viewName,
-                                functions))),
-                    viewName,
-                    functions)),
+                AsofJoins.rewrite(
+                    OrderedAggregateCalls.rewrite(
+                        ListLiterals.rewrite(
+                            DistinctOn.rewrite(
+                                SelectListUnnest.rewrite(
+                                    TableFunctions.rewrite(
+                                        DuckDbSpellings.rewrite(FromFirst.rewrite(query))),
+                                    viewName,
+                                    functions))),
+                        viewName,
+                        functions),
+                    viewName)),
             functions);
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(
