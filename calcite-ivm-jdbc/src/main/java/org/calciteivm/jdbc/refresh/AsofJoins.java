@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
@@ -38,32 +37,6 @@ final class AsofJoins {
   private AsofJoins() {}
 
   private static final String BOUND = "ivm_asof_bound";
-
-  /** The words that end a join's ON condition besides a comma. */
-  private static final Set<String> ENDS_CONDITION =
-      Set.of(
-          "JOIN",
-          "INNER",
-          "LEFT",
-          "RIGHT",
-          "FULL",
-          "CROSS",
-          "NATURAL",
-          "SEMI",
-          "ANTI",
-          "ASOF",
-          "POSITIONAL",
-          "WHERE",
-          "GROUP",
-          "HAVING",
-          "QUALIFY",
-          "WINDOW",
-          "ORDER",
-          "LIMIT",
-          "OFFSET",
-          "UNION",
-          "INTERSECT",
-          "EXCEPT");
 
   /** {@code query} with its ASOF joins written as ordinary joins; {@code query} if it has none. */
   static String rewrite(String query, String viewName) throws SQLException {
@@ -139,9 +112,9 @@ final class AsofJoins {
       } else if (depth == 0
           && on >= 0
           && (token.isSymbol(",")
+              || SemiAntiJoins.startsJoin(tokens, i)
               || token.kind() == SqlToken.Kind.WORD
-                  && ENDS_CONDITION.contains(token.upper())
-                  && !(i + 1 < tokens.size() && tokens.get(i + 1).isSymbol("(")))) {
+                  && FromFirst.AFTER_FROM.contains(token.upper()))) {
         end = i;
         break;
       }

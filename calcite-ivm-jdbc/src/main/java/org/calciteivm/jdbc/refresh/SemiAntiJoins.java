@@ -157,7 +157,7 @@ public final class SemiAntiJoins {
   }
 
   /** Whether token {@code i} is a word that starts a join (not a function such as left(s, 1)). */
-  private static boolean startsJoin(List<SqlToken> tokens, int i) {
+  static boolean startsJoin(List<SqlToken> tokens, int i) {
     return tokens.get(i).kind() == SqlToken.Kind.WORD
         && JOIN_WORDS.contains(tokens.get(i).upper())
         && (i + 1 == tokens.size() || !tokens.get(i + 1).isSymbol("("));
