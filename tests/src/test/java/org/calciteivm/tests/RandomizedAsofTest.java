@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * Differential test of {@code ASOF JOIN}: random trades (duplicates, NULL symbols and times) and
  * quotes keyed by (symbol, time), random writes to both that insert, delete and move rows across
  * each other's times, in and out of transactions, and views that pair each trade with its nearest
- * quote in all four directions, chained with a second ASOF join, filtered and aggregated; after
- * every refresh each view must equal DuckDB's own ASOF join run from scratch ({@link ViewCheck}).
+ * quote in all four directions, kept without one (ASOF LEFT JOIN), chained with a second ASOF join,
+ * filtered and aggregated; after every refresh each view must equal DuckDB's own ASOF join run from
+ * scratch ({@link ViewCheck}).
  *
  * <p>System properties: {@code ivm.seed} (replays a run), {@code ivm.rounds}, {@code ivm.steps},
  * {@code ivm.round}. A failing round's statements are written to {@code target/randomized/}.
@@ -32,6 +33,8 @@ class RandomizedAsofTest {
               + " WHERE q.price % 2 = 0",
           "SELECT q.sym, COUNT(*) AS n, SUM(t.qty) AS qty, MAX(q.price) AS top FROM trades t"
               + " ASOF JOIN quotes q ON q.ts > t.ts AND q.sym = t.sym GROUP BY q.sym",
+          "SELECT t.id, t.sym, q.ts AS quoted FROM trades t"
+              + " ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts",
           "SELECT t.id, q.price * r.rate AS converted FROM trades t"
               + " ASOF JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts"
               + " ASOF JOIN rates r ON t.ts >= r.ts");

@@ -31,7 +31,9 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * <p>The condition must be {@code AND}ed comparisons, each between an expression of the left input
  * and one of the right input's columns qualified by its name or alias: equalities, and one of
  * {@code >=, >, <=, <}. A {@code *} or {@code r.*} in the same select list gets {@code EXCLUDE
- * (ivm_asof_bound1)}. {@code LEFT ASOF JOIN} and {@code USING} are refused by name.
+ * (ivm_asof_bound1)}. {@code ASOF LEFT JOIN} is the left join with the same condition, which pads a
+ * row of {@code l} that no row of {@code r} precedes; {@code RIGHT}/{@code FULL} and {@code USING}
+ * are refused by name.
  */
 final class AsofJoins {
   private AsofJoins() {}
@@ -54,11 +56,15 @@ final class AsofJoins {
         throw UnsupportedViewException.notYet(viewName, "ASOF JOIN inside an ASOF JOIN's input");
       }
       int join = i + 1;
-      if (tokens.get(join).isKeyword("LEFT") || tokens.get(join).isKeyword("RIGHT")) {
+      boolean leftJoin = tokens.get(join).isKeyword("LEFT");
+      if (tokens.get(join).isKeyword("RIGHT") || tokens.get(join).isKeyword("FULL")) {
         throw UnsupportedViewException.notYet(
-            viewName, tokens.get(join).upper() + " ASOF JOIN", "use an inner ASOF JOIN");
+            viewName, "ASOF " + tokens.get(join).upper() + " JOIN", "write it as ASOF LEFT JOIN");
       }
-      if (tokens.get(join).isKeyword("INNER")) {
+      if (leftJoin || tokens.get(join).isKeyword("INNER")) {
+        join++;
+      }
+      if (leftJoin && join < tokens.size() && tokens.get(join).isKeyword("OUTER")) {
         join++;
       }
       if (join >= tokens.size() || !tokens.get(join).isKeyword("JOIN")) {
@@ -66,7 +72,7 @@ final class AsofJoins {
       }
       count++;
       String bound = BOUND + count;
-      Found found = found(query, tokens, viewName, join, bound);
+      Found found = found(query, tokens, viewName, join, bound, leftJoin);
       edits.add(new QueryEdits.Edit(tokens.get(i).start(), found.end(), found.text()));
       replacedUpTo = found.end();
       int select = selectOf(tokens, i);
@@ -87,7 +93,12 @@ final class AsofJoins {
 
   /** The ASOF join whose {@code JOIN} word is token {@code join}. */
   private static Found found(
-      String query, List<SqlToken> tokens, String viewName, int join, String bound)
+      String query,
+      List<SqlToken> tokens,
+      String viewName,
+      int join,
+      String bound,
+      boolean leftJoin)
       throws SQLException {
     int depth = 0;
     int on = -1;
@@ -172,7 +183,8 @@ final class AsofJoins {
     condition.add(time + " " + mirrored(op) + " " + left);
     condition.add("(" + boundColumn + " IS NULL OR " + beyond + ")");
     String text =
-        "JOIN (SELECT *, "
+        (leftJoin ? "LEFT JOIN" : "JOIN")
+            + " (SELECT *, "
             + window
             + " AS "
             + bound

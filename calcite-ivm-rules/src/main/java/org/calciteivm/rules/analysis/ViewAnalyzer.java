@@ -35,7 +35,6 @@ import org.calciteivm.rules.aggregate.MaintainedAggregates;
 import org.calciteivm.rules.delta.ChangeDistinctRule;
 import org.calciteivm.rules.delta.ChangeRowExpansionRule;
 import org.calciteivm.rules.delta.ChangeValuesRule;
-import org.calciteivm.rules.delta.OuterJoinCondition;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -212,7 +211,8 @@ public final class ViewAnalyzer {
       fields.addAll(join.getRight().getRowType().getFieldNames());
       checkExpression(join.getCondition(), fields);
       if (join.getJoinType() != JoinRelType.INNER) {
-        checkOuterJoin(join);
+        // any condition is maintained (ChangeOuterJoinRule); an insert can remove padded rows
+        outerJoin = true;
       }
       joins++;
     } else if (rel instanceof Filter filter) {
@@ -327,19 +327,6 @@ public final class ViewAnalyzer {
         || type == JoinRelType.LEFT
         || type == JoinRelType.RIGHT
         || type == JoinRelType.FULL;
-  }
-
-  /** Refuses an outer join whose matches the rules cannot derive ({@link OuterJoinCondition}). */
-  private void checkOuterJoin(Join join) throws UnsupportedViewException {
-    outerJoin = true;
-    if (OuterJoinCondition.of(join).isEmpty()) {
-      throw UnsupportedViewException.notYet(
-          viewName,
-          ConstructNames.describe(join)
-              + " whose ON condition is not equalities between its sides"
-              + " and conditions on one side",
-          "write the condition as l.x = r.y AND ... with conditions on one input each");
-    }
   }
 
   private void checkAggregate(Aggregate found) throws UnsupportedViewException {

@@ -3,6 +3,7 @@ package org.calciteivm.rules.delta;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
@@ -16,6 +17,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.rules.IvmRelBuilders;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.immutables.value.Value;
 
 /**
@@ -39,9 +41,13 @@ import org.immutables.value.Value;
  * <pre>{@code Δ(L ⟕ R) = Δ(L ⋈ R) + pad(ΔL) - pad(Δ π_L(L ⋈ D_R))}</pre>
  *
  * <p>and the same with the inputs' roles swapped for the right input of a {@code RIGHT} or {@code
- * FULL} join. The change of {@code D} is that of a {@code DISTINCT} ({@link ChangeDistinctRule}).
- * An insert into {@code Y} can remove padded rows, so a view with an outer join is not monotone:
- * its insert-only changes take the general merge.
+ * FULL} join. A condition of another form (an inequality between the sides, an {@code OR}) takes
+ * the semi-join as {@code π_X(X ⋈_S D)} with {@code D = δ(π_S(X ⋈_θ Y))}, the values in the columns
+ * {@code S} of {@code X} that {@code θ} reads of the rows that have a match: exact for any {@code
+ * θ}, at the price of the join itself where keys would have sufficed. The change of {@code D} is
+ * that of a {@code DISTINCT} ({@link ChangeDistinctRule}). An insert into {@code Y} can remove
+ * padded rows, so a view with an outer join is not monotone: its insert-only changes take the
+ * general merge.
  */
 @Value.Enclosing
 public class ChangeOuterJoinRule extends RelRule<ChangeOuterJoinRule.Config>
@@ -55,10 +61,7 @@ public class ChangeOuterJoinRule extends RelRule<ChangeOuterJoinRule.Config>
   @Override
   public void onMatch(RelOptRuleCall call) {
     Join join = call.rel(1);
-    OuterJoinCondition condition =
-        OuterJoinCondition.of(join)
-            .orElseThrow(
-                () -> new IllegalStateException("the analysis admits no such outer join: " + join));
+    @Nullable OuterJoinCondition condition = OuterJoinCondition.of(join).orElse(null);
     RelBuilder builder = call.builder();
     builder.push(
         ChangeOf.create(
@@ -81,9 +84,23 @@ public class ChangeOuterJoinRule extends RelRule<ChangeOuterJoinRule.Config>
 
   /**
    * Pushes the change of the padded rows of the preserved input ({@code left} or the right one)
-   * without a match: {@code pad(ΔX)} and {@code -pad(Δ(X ⋉ Y))}; returns how many it pushed.
+   * without a match: {@code pad(ΔX)} and {@code -pad(Δ(X ⋉ Y))}; returns how many it pushed. {@code
+   * condition} is the join's condition taken apart, or null if it is not of that form.
    */
   private static int unmatched(
+      RelBuilder builder, Join join, @Nullable OuterJoinCondition condition, boolean left) {
+    RelNode preserved = left ? join.getLeft() : join.getRight();
+    RelNode semiJoin =
+        condition == null
+            ? matchedRows(builder, join, left)
+            : matchedByKeys(builder, join, condition, left);
+    padded(builder, join, ChangeOf.create(preserved), left, false);
+    padded(builder, join, ChangeOf.create(semiJoin), left, true);
+    return 2;
+  }
+
+  /** {@code X ⋉ Y = π_X(X ⋈_θ' D)} with {@code D} the other side's key values. */
+  private static RelNode matchedByKeys(
       RelBuilder builder, Join join, OuterJoinCondition condition, boolean left) {
     RexBuilder rex = builder.getRexBuilder();
     int leftColumns = join.getLeft().getRowType().getFieldCount();
@@ -137,11 +154,45 @@ public class ChangeOuterJoinRule extends RelRule<ChangeOuterJoinRule.Config>
     }
     builder.join(JoinRelType.INNER, matches);
     builder.project(builder.fields().subList(0, preservedColumns));
-    RelNode semiJoin = builder.build();
+    return builder.build();
+  }
 
-    padded(builder, join, ChangeOf.create(preserved), left, false);
-    padded(builder, join, ChangeOf.create(semiJoin), left, true);
-    return 2;
+  /**
+   * {@code X ⋉_θ Y = π_X(X ⋈_S D)} for any condition {@code θ}, with {@code S} the columns of
+   * {@code X} that {@code θ} reads and {@code D = δ(π_S(X ⋈_θ Y))} their values in the rows of
+   * {@code X} that have a match, joined with {@code X} on those columns ({@code IS NOT DISTINCT
+   * FROM}): whether a row has a match depends only on its values in {@code S}, so all rows that
+   * agree there match or none does. ({@code S} is also what a change of {@code X} is sure to hold:
+   * the driver captures only the columns a view reads.)
+   */
+  private static RelNode matchedRows(RelBuilder builder, Join join, boolean left) {
+    RelNode preserved = left ? join.getLeft() : join.getRight();
+    int preservedColumns = preserved.getRowType().getFieldCount();
+    int first = left ? 0 : join.getLeft().getRowType().getFieldCount();
+    List<Integer> read = new ArrayList<>();
+    for (int column : RelOptUtil.InputFinder.bits(join.getCondition())) {
+      if (column >= first && column < first + preservedColumns) {
+        read.add(column);
+      }
+    }
+    builder.push(join.getLeft()).push(join.getRight()).join(JoinRelType.INNER, join.getCondition());
+    builder.project(read.stream().map(builder::field).toList()).distinct();
+    RelNode matched = builder.build();
+    builder.push(preserved).push(matched);
+    List<RexNode> sameValues = new ArrayList<>();
+    for (int i = 0; i < read.size(); i++) {
+      RexNode column = builder.field(2, 0, read.get(i) - first);
+      sameValues.add(
+          builder.call(
+              column.getType().isNullable()
+                  ? SqlStdOperatorTable.IS_NOT_DISTINCT_FROM
+                  : SqlStdOperatorTable.EQUALS,
+              column,
+              builder.field(2, 1, i)));
+    }
+    builder.join(JoinRelType.INNER, sameValues);
+    builder.project(builder.fields().subList(0, preservedColumns));
+    return builder.build();
   }
 
   /**
