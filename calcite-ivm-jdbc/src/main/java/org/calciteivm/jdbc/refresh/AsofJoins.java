@@ -4,7 +4,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
@@ -40,8 +42,24 @@ final class AsofJoins {
 
   private static final String BOUND = "ivm_asof_bound";
 
-  /** {@code query} with its ASOF joins written as ordinary joins; {@code query} if it has none. */
-  static String rewrite(String query, String viewName) throws SQLException {
+  /** The declared primary keys of tables, for the check that a right input's rows cannot tie. */
+  @FunctionalInterface
+  interface Keys {
+    /**
+     * The columns of the primary key of table {@code name} (its parts as written: {@code [t]} or
+     * {@code [schema, t]}), empty if it has none; nothing if {@code name} is not a table.
+     */
+    Optional<List<String>> primaryKey(List<String> name) throws SQLException;
+  }
+
+  /**
+   * {@code query} with its ASOF joins written as ordinary joins; {@code query} if it has none.
+   *
+   * @throws SQLException naming the construct, for a form this does not maintain, or a right input
+   *     that is a table whose primary key does not lie within the join's keys and time (its rows
+   *     could tie as the nearest)
+   */
+  static String rewrite(String query, String viewName, Keys primaryKeys) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
     List<QueryEdits.Edit> edits = new ArrayList<>();
     // per SELECT token of a query that has ASOF joins: their right inputs' names and bound columns
@@ -72,7 +90,7 @@ final class AsofJoins {
       }
       count++;
       String bound = BOUND + count;
-      Found found = found(query, tokens, viewName, join, bound, leftJoin);
+      Found found = found(query, tokens, viewName, join, bound, leftJoin, primaryKeys);
       edits.add(new QueryEdits.Edit(tokens.get(i).start(), found.end(), found.text()));
       replacedUpTo = found.end();
       int select = selectOf(tokens, i);
@@ -98,7 +116,8 @@ final class AsofJoins {
       String viewName,
       int join,
       String bound,
-      boolean leftJoin)
+      boolean leftJoin,
+      Keys primaryKeys)
       throws SQLException {
     int depth = 0;
     int on = -1;
@@ -160,6 +179,9 @@ final class AsofJoins {
       throw UnsupportedViewException.notYet(viewName, "ASOF JOIN without an inequality in ON");
     }
     String time = inequality.right();
+    List<String> ordered = new ArrayList<>(keys);
+    ordered.add(time);
+    requireKey(tokens.subList(join + 1, on), viewName, alias, ordered, primaryKeys);
     String left = inequality.left();
     String op = inequality.operator();
     boolean before = op.startsWith(">"); // the nearest row at or before the left time
@@ -195,6 +217,60 @@ final class AsofJoins {
             + " ON "
             + String.join(" AND ", condition);
     return new Found(tokens.get(end - 1).end(), text, alias);
+  }
+
+  /**
+   * Refuses an ASOF join whose right input, a table ({@code relation}'s tokens, with its alias),
+   * has no primary key within the columns it is partitioned and ordered by ({@code ordered}): rows
+   * that tie as the nearest would make DuckDB pair either. Inputs that are not tables, and keys or
+   * times that are expressions, are left to the check of the window they become.
+   */
+  private static void requireKey(
+      List<SqlToken> relation,
+      String viewName,
+      String alias,
+      List<String> ordered,
+      Keys primaryKeys)
+      throws SQLException {
+    List<String> table = new ArrayList<>();
+    for (int i = 0; i < relation.size() && relation.get(i).isIdentifier(); i += 2) {
+      table.add(relation.get(i).identifier());
+      if (i + 1 >= relation.size() || !relation.get(i + 1).isSymbol(".")) {
+        break;
+      }
+    }
+    List<String> columns = new ArrayList<>();
+    for (String expression : ordered) {
+      List<SqlToken> parts = SqlLexer.tokenize(expression);
+      if (parts.size() != 3
+          || !parts.get(0).isIdentifier()
+          || !parts.get(0).identifier().equalsIgnoreCase(alias)
+          || !parts.get(1).isSymbol(".")
+          || !parts.get(2).isIdentifier()) {
+        return;
+      }
+      columns.add(parts.get(2).identifier().toLowerCase(Locale.ROOT));
+    }
+    if (table.isEmpty()) {
+      return;
+    }
+    Optional<List<String>> key = primaryKeys.primaryKey(table);
+    if (key.isPresent()
+        && (key.get().isEmpty()
+            || !key.get().stream().allMatch(c -> columns.contains(c.toLowerCase(Locale.ROOT))))) {
+      String name = String.join(".", table);
+      throw UnsupportedViewException.notYet(
+          viewName,
+          "ASOF JOIN over "
+              + name
+              + " without a primary key within ("
+              + String.join(", ", columns)
+              + ")",
+          "declare one on "
+              + name
+              + ": rows with the same keys and time would tie as the nearest, and DuckDB pairs"
+              + " either");
+    }
   }
 
   /** A comparison of a left-input expression with a right-input one, {@code left op right}. */

@@ -5,7 +5,9 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Predicate;
 import org.calciteivm.core.UnsupportedViewException;
+import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
+import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
 
@@ -36,18 +38,27 @@ public final class QueryRewrites {
       String query, String viewName, Connection duckDb, Predicate<List<String>> isMaterialized)
       throws SQLException {
     GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
+    AsofJoins.Keys keys =
+        table -> {
+          String schema = table.size() > 1 ? table.get(table.size() - 2) : "main";
+          return DuckDbCatalog.read(duckDb)
+              .find(schema, table.get(table.size() - 1))
+              .filter(Relation::isTable)
+              .map(Relation::primaryKey);
+        };
     return PlainViews.inline(
-        atCreate(query, viewName, functions),
+        atCreate(query, viewName, functions, keys),
         duckDb,
         isMaterialized,
-        definition -> atCreate(definition, viewName, functions));
+        definition -> atCreate(definition, viewName, functions, keys));
   }
 
   /**
    * {@code query}, the query of view {@code viewName}, rewritten; {@code functions} gives DuckDB's
-   * functions when a step needs them.
+   * functions and {@code keys} tables' primary keys when a step needs them.
    */
-  public static String atCreate(String query, String viewName, GroupByAll.Functions functions)
+  public static String atCreate(
+      String query, String viewName, GroupByAll.Functions functions, AsofJoins.Keys keys)
       throws SQLException {
     refuseColumnsExpressions(query, viewName);
     String ordinary =
@@ -64,7 +75,8 @@ public final class QueryRewrites {
                                     functions))),
                         viewName,
                         functions),
-                    viewName)),
+                    viewName,
+                    keys)),
             functions);
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(
