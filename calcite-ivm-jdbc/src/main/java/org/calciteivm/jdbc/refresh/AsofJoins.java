@@ -27,8 +27,8 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * never match (the conditions are unknown), NULL times sort last and so bound no row. The subquery
  * with the window becomes a hidden view maintained by recomputing the key partitions a change
  * touches, and the join is maintained like any inner join. Where rows of {@code r} can tie on
- * (keys, time) DuckDB pairs an arbitrary one, and the window is refused as order-dependent unless a
- * declared key of {@code r} rules ties out.
+ * (keys, time) DuckDB pairs an arbitrary one: a table without a primary key within them is refused
+ * by name here, and another input by the window's own check for ties.
  *
  * <p>The condition must be {@code AND}ed comparisons, each between an expression of the left input
  * and one of the right input's columns qualified by its name or alias: equalities, and one of
