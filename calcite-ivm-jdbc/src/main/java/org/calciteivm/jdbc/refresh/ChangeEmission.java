@@ -27,8 +27,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       with weight -1 and after it with +1, equal pairs cancelled. The touched groups' state is
  *       kept before the merge; when the merge folds the change in ({@code GROUP_MERGE}, {@code
  *       GROUP_APPEND}), their state after it is computed from that and the view delta, as the MERGE
- *       computes it ({@link StandardMerge#mergedGroups}), so the stored table is read once; a merge
- *       that recomputes groups ({@code GROUP_RECOMPUTE}) is read again after it.
+ *       computes it ({@link StandardMerge#mergedGroups}), so the stored table is read once, by the
+ *       statement that writes the change; a merge that recomputes groups ({@code GROUP_RECOMPUTE})
+ *       is read again after it.
  *   <li>A recompute touches every row: the whole view before with -1 and after with +1,
  *       consolidated.
  * </ul>
@@ -42,8 +43,9 @@ final class ChangeEmission {
    *
    * @param touchedRowsSql the user view's rows of those groups, read from the stored table
    * @param touchedStateSql the stored state of those groups
-   * @param oldRowsSql the user view's rows of the state kept by {@code touchedStateSql} before the
-   *     merge (in the table {@code <view delta>_old_state})
+   * @param oldRowsSql the user view's rows of the state {@code touchedStateSql} reads before the
+   *     merge (named {@link #oldStateName}, a common table expression of the statement that writes
+   *     the change)
    * @param mergedRowsSql the user view's rows of that state merged with the view delta
    */
   record Groups(
@@ -53,7 +55,7 @@ final class ChangeEmission {
   private final String userView;
   private final @Nullable Groups groups;
   private final String oldRowsTable;
-  private final String oldStateTable;
+  private final String oldState;
   private final String viewDeltaTable;
 
   /**
@@ -71,7 +73,16 @@ final class ChangeEmission {
     this.groups = groups;
     this.viewDeltaTable = IvmNames.quote(viewDeltaTable);
     this.oldRowsTable = IvmNames.quote(viewDeltaTable + "_old");
-    this.oldStateTable = IvmNames.quote(viewDeltaTable + "_old_state");
+    this.oldState = IvmNames.quote(oldStateName(viewDeltaTable));
+  }
+
+  /**
+   * The name under which the statement that writes the change of an aggregate view keeps the state
+   * of the groups its merge touches, as it was before the merge; {@code viewDeltaTable} is the name
+   * (unquoted) of the view delta's temporary table.
+   */
+  static String oldStateName(String viewDeltaTable) {
+    return viewDeltaTable + "_old_state";
   }
 
   /**
@@ -101,18 +112,23 @@ final class ChangeEmission {
     // the first statement keeps the view delta, whose groups are the touched ones
     statements.add(merge.get(0));
     if (strategy == MergeStrategy.GROUP_MERGE || strategy == MergeStrategy.GROUP_APPEND) {
+      // the touched groups' state is read once, in the statement that writes the change: a
+      // temporary table of it cost a statement and a DROP more (2.6 ms of 17 ms for 1,476 touched
+      // groups of 100,000, measured by hand)
       return statements
-          .add(keep(oldStateTable, groups.touchedStateSql()))
-          .add(insertChange(groups.oldRowsSql(), groups.mergedRowsSql()))
+          .add(
+              insertChange(
+                  "WITH " + oldState + " AS MATERIALIZED (" + groups.touchedStateSql() + ") ",
+                  groups.oldRowsSql(),
+                  groups.mergedRowsSql()))
           .addAll(merge.subList(1, merge.size()))
-          .add("DROP TABLE " + oldStateTable)
           .add("DROP TABLE " + viewDeltaTable)
           .build();
     }
     return statements
         .add(keep(oldRowsTable, groups.touchedRowsSql()))
         .addAll(merge.subList(1, merge.size()))
-        .add(insertChange("SELECT * FROM " + oldRowsTable, groups.touchedRowsSql()))
+        .add(insertChange("", "SELECT * FROM " + oldRowsTable, groups.touchedRowsSql()))
         .add("DROP TABLE " + oldRowsTable)
         .add("DROP TABLE " + viewDeltaTable)
         .build();
@@ -126,7 +142,7 @@ final class ChangeEmission {
     return ImmutableList.<String>builder()
         .add(keep(oldRowsTable, everyRow))
         .addAll(recompute)
-        .add(insertChange("SELECT * FROM " + oldRowsTable, everyRow))
+        .add(insertChange("", "SELECT * FROM " + oldRowsTable, everyRow))
         .add("DROP TABLE " + oldRowsTable)
         .build();
   }
@@ -136,14 +152,16 @@ final class ChangeEmission {
   }
 
   /**
-   * Inserts the rows of {@code oldSql} with -1 and those of {@code newSql} with +1, consolidated.
+   * Inserts the rows of {@code oldSql} with -1 and those of {@code newSql} with +1, consolidated;
+   * {@code with} (empty, or a WITH clause and a space) names what both read.
    */
-  private String insertChange(String oldSql, String newSql) {
+  private String insertChange(String with, String oldSql, String newSql) {
     String tuple =
         IntStream.range(0, log.capturedColumns().size())
             .mapToObj(i -> "c" + i)
             .collect(Collectors.joining(", "));
     return insertInto()
+        + with
         + "SELECT "
         + tuple
         + ", sum(w) FROM (SELECT *, -1 FROM ("

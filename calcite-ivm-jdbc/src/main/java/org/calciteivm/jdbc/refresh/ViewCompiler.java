@@ -264,7 +264,8 @@ public final class ViewCompiler {
                   + " AS v WHERE "
                   + GroupMerge.keysMatch(state)
                   + ")";
-      String oldState = "SELECT * FROM " + IvmNames.quote(viewDeltaTable + "_old_state");
+      String oldState =
+          "SELECT * FROM " + IvmNames.quote(ChangeEmission.oldStateName(viewDeltaTable));
       String mergedState =
           new StandardMerge(IvmNames::quote)
               .mergedGroups(
