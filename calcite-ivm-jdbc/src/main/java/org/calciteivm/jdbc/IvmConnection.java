@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
+import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.ddl.ImmediateRefreshes;
@@ -77,22 +78,27 @@ public final class IvmConnection extends DelegatingConnection {
   }
 
   /**
-   * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
-   * #atomically atomically}, followed by the refresh of the immediate views it changes ({@link
+   * Runs {@code capture}, the captured write {@code plan} plans, {@linkplain #atomically
+   * atomically}, followed by the refresh of the immediate views it changes ({@link
    * ImmediateRefreshes}); an auto-commit write that conflicts is run again ({@link
-   * TransactionState#capturing}).
+   * TransactionState#capturing}). {@code capture} returns the write's update count or counts.
    */
-  public <T> T capturing(int tableId, SqlWork<T> capture) throws SQLException {
+  public <T> T capturing(CapturePlan plan, SqlWork<T> capture) throws SQLException {
+    int tableId = plan.tableId();
+    boolean inserts = plan.inserts();
+    boolean deletes = plan.deletes();
     CatalogSnapshot catalog = database.catalog();
     List<ViewEntry> immediate = catalog.immediateViewsChangedBy(tableId);
     if (immediate.isEmpty()) {
-      return transaction.capturing(tableId, Map.of(), capture);
+      return transaction.capturing(tableId, inserts, deletes, Map.of(), capture);
     }
     Map<Integer, String> views = new LinkedHashMap<>();
     immediate.forEach(view -> views.put(view.id(), view.name()));
     String table = catalog.trackedTable(tableId).relation().displayName();
     return transaction.capturing(
         tableId,
+        inserts,
+        deletes,
         views,
         () -> {
           T result = capture.run();

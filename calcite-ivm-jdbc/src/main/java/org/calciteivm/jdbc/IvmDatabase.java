@@ -5,14 +5,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.calciteivm.jdbc.capture.RowClaims;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
@@ -39,20 +36,16 @@ public final class IvmDatabase {
   private final ReentrantLock catalogLock = new ReentrantLock();
   private final ReentrantLock refreshLock = new ReentrantLock();
 
-  /**
-   * Per tracked table, a number that moves on whenever a transaction that captured changes of the
-   * table ends (committed or not). Every captured write of the database goes through this JVM, so a
-   * table whose number has not moved has no change that was not there before.
-   */
-  private final Map<Integer, AtomicLong> captureGenerations = new ConcurrentHashMap<>();
+  /** The captured writes to the tracked tables, as this JVM saw them. */
+  private final CaptureLedger captures = new CaptureLedger();
 
   /** The rows captured writes of open and recently ended transactions change. */
   private final RowClaims rowClaims = new RowClaims();
 
   private final ImmediateViewLocks immediateViewLocks = new ImmediateViewLocks();
 
-  /** Per view, the capture generations of its base tables read before its last refresh began. */
-  private final Map<Integer, List<Long>> refreshedAt = new ConcurrentHashMap<>();
+  /** Per view, the marks of its base tables read before its last refresh began. */
+  private final Map<Integer, List<CaptureLedger.Mark>> refreshedAt = new ConcurrentHashMap<>();
 
   /** Whether the database is read-only: nothing is scheduled on it. */
   private final boolean readOnly;
@@ -186,38 +179,36 @@ public final class IvmDatabase {
     }
   }
 
-  /** Records that a transaction which captured changes of {@code tableIds} has ended. */
-  public void capturesEnded(Collection<Integer> tableIds) {
-    for (int tableId : tableIds) {
-      captureGenerations.computeIfAbsent(tableId, id -> new AtomicLong()).incrementAndGet();
-    }
-  }
-
-  /** The capture generations of {@code tableIds}, in order. */
-  public List<Long> captureGenerations(List<Integer> tableIds) {
-    List<Long> generations = new ArrayList<>(tableIds.size());
-    for (int tableId : tableIds) {
-      AtomicLong generation = captureGenerations.get(tableId);
-      generations.add(generation == null ? 0L : generation.get());
-    }
-    return generations;
+  /** The captured writes to this database's tracked tables ({@link CaptureLedger}). */
+  public CaptureLedger captures() {
+    return captures;
   }
 
   /**
-   * Whether view {@code viewId} was refreshed, in a transaction of its own, starting after the
-   * capture generations of its base tables were {@code generations}: then no change has been
-   * captured since that it has not consumed.
+   * Whether view {@code viewId} was refreshed, in a transaction of its own, and no write to its
+   * base tables {@code tableIds} was registered since the marks its refresh began from: then it has
+   * consumed every change there is.
    */
-  public boolean refreshedSince(int viewId, List<Long> generations) {
-    return generations.equals(refreshedAt.get(viewId));
+  public boolean refreshedSince(int viewId, List<Integer> tableIds) {
+    List<CaptureLedger.Mark> last = refreshedAt.get(viewId);
+    return last != null && captures.unchangedSince(tableIds, last);
   }
 
   /**
-   * Records that a refresh of view {@code viewId} committed that began after its base tables'
-   * capture generations were {@code generations}.
+   * The marks of the base tables of view {@code viewId} read before its last refresh in a
+   * transaction of its own began, in the order of its input tables; null if it had none in this
+   * JVM. The writes registered after them hold every change the view has not consumed.
    */
-  public void refreshed(int viewId, List<Long> generations) {
-    refreshedAt.put(viewId, List.copyOf(generations));
+  public @Nullable List<CaptureLedger.Mark> lastRefreshed(int viewId) {
+    return refreshedAt.get(viewId);
+  }
+
+  /**
+   * Records that a refresh of view {@code viewId} committed that began after its base tables' marks
+   * were {@code marks}.
+   */
+  public void refreshed(int viewId, List<CaptureLedger.Mark> marks) {
+    refreshedAt.put(viewId, List.copyOf(marks));
   }
 
   /** Which transaction maintains each immediate view ({@link ImmediateViewLocks}). */

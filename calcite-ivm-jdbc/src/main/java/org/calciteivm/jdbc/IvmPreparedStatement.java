@@ -142,7 +142,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     Connection duckDb = connection.duckDb();
     PreparedStatement stage = preparedDelegate;
     return connection.capturing(
-        capture.tableId(),
+        capture,
         () -> {
           capture.setUp(duckDb);
           stage.execute();
@@ -160,7 +160,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     }
     Connection duckDb = connection.duckDb();
     return connection.capturing(
-        capture.tableId(),
+        capture,
         () -> {
           capture.setUp(duckDb);
           int[] counts = delegate.executeBatch();

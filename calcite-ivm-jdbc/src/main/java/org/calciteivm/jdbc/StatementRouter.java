@@ -111,7 +111,7 @@ final class StatementRouter {
       Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write);
       if (plan.isPresent()) {
         return new Count(
-            connection.capturing(plan.get().tableId(), () -> plan.get().run(connection.duckDb())));
+            connection.capturing(plan.get(), () -> plan.get().run(connection.duckDb())));
       }
     } else if (parsed instanceof AlterTable alter) {
       if (BaseTableAlterations.alter(connection, alter, sql)) {

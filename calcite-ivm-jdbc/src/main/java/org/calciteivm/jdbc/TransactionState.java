@@ -3,10 +3,9 @@ package org.calciteivm.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.capture.RowClaims;
@@ -30,8 +29,14 @@ final class TransactionState {
   /** Whether a transaction was opened with a SQL {@code BEGIN} and not yet ended. */
   private boolean sqlTransaction;
 
-  /** The tracked tables the open transaction captured changes of. */
-  private final Set<Integer> capturedInTransaction = new HashSet<>();
+  /**
+   * The writes the open transaction captured, registered with the database's {@link CaptureLedger},
+   * which are told when it ends.
+   */
+  private final List<Write> writesInTransaction = new ArrayList<>();
+
+  /** A write registered with the ledger: to tracked table {@code tableId}, number {@code write}. */
+  private record Write(int tableId, long write) {}
 
   /** The rows the open transaction's captured writes change, claimed against other connections. */
   private final RowClaims.Session claims;
@@ -65,10 +70,11 @@ final class TransactionState {
   }
 
   /**
-   * Runs {@code capture}, a captured write to the tracked table {@code tableId}, {@linkplain
-   * #atomically atomically}, and tells the database once the transaction it ran in has ended. The
-   * write maintains {@code immediateViews} (by id, with their names), which the transaction holds
-   * until it ends ({@link ImmediateViewLocks}).
+   * Runs {@code capture}, a captured write to the tracked table {@code tableId} whose change may
+   * insert ({@code inserts}) and delete ({@code deletes}), {@linkplain #atomically atomically}, and
+   * tells the database what it captured once the transaction it ran in has ended. The write
+   * maintains {@code immediateViews} (by id, with their names), which the transaction holds until
+   * it ends ({@link ImmediateViewLocks}).
    *
    * <p>In auto-commit mode a write that conflicts with a concurrent transaction is run again from
    * the start (its transaction was the driver's own, and rolled back), at most {@link
@@ -77,19 +83,30 @@ final class TransactionState {
    * fails at once. Inside a client's transaction a conflict fails with SQLState 40001 and aborts
    * the transaction.
    */
-  <T> T capturing(int tableId, Map<Integer, String> immediateViews, SqlWork<T> capture)
+  <T> T capturing(
+      int tableId,
+      boolean inserts,
+      boolean deletes,
+      Map<Integer, String> immediateViews,
+      SqlWork<T> capture)
       throws SQLException {
     if (inTransaction()) {
       // the views stay this transaction's until it ends
       database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
-      return capturingInTransaction(tableId, capture);
+      return capturingInTransaction(tableId, inserts, deletes, capture);
     }
     return Conflicts.retrying(
         attempt -> {
           T result;
           database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
           try (RowClaims.Scope scope = claims.enter()) {
-            result = ownTransaction(capture, () -> database.capturesEnded(List.of(tableId)));
+            result =
+                ownTransaction(
+                    () -> {
+                      T written = capture.run();
+                      captured(tableId, CapturedChange.of(inserts, deletes, written));
+                      return written;
+                    });
           } finally {
             database.immediateViewLocks().release(this);
           }
@@ -106,7 +123,8 @@ final class TransactionState {
         (attempts, e) -> Conflicts.autoCommitWrite(tableName(tableId), attempts, e));
   }
 
-  private <T> T capturingInTransaction(int tableId, SqlWork<T> capture) throws SQLException {
+  private <T> T capturingInTransaction(
+      int tableId, boolean inserts, boolean deletes, SqlWork<T> capture) throws SQLException {
     T result;
     try (RowClaims.Scope scope = claims.enter()) {
       result = capture.run();
@@ -117,7 +135,7 @@ final class TransactionState {
       }
       throw abort(e, Conflicts.inTransaction(tableName(tableId), e));
     }
-    capturedInTransaction.add(tableId);
+    captured(tableId, CapturedChange.of(inserts, deletes, result));
     return result;
   }
 
@@ -143,15 +161,31 @@ final class TransactionState {
 
   /**
    * Records that this connection wrote rows into the change log of tracked relation {@code tableId}
-   * (a refresh of a materialized view other views read): as a captured write, the database is told
-   * once the transaction ended, or now if none is open.
+   * (a refresh of a materialized view other views read), in the open transaction, before it
+   * commits: as a captured write whose rows are not counted.
    */
   void changeLogWritten(int tableId) throws SQLException {
-    if (inTransaction()) {
-      capturedInTransaction.add(tableId);
-    } else {
-      database.capturesEnded(List.of(tableId));
+    if (!inTransaction()) {
+      throw new IllegalStateException("a change log is written inside a refresh's transaction");
     }
+    captured(tableId, CapturedChange.UNKNOWN);
+  }
+
+  /**
+   * Registers a write of the open transaction, which captured {@code change} of tracked table
+   * {@code tableId}: before the transaction can commit, so that a refresh whose snapshot sees the
+   * change finds it registered ({@link CaptureLedger}).
+   */
+  private void captured(int tableId, CapturedChange change) {
+    writesInTransaction.add(new Write(tableId, database.captures().registered(tableId, change)));
+  }
+
+  /** Tells the ledger that the writes of the transaction that just ended have ended. */
+  private void writesEnded() {
+    for (Write write : writesInTransaction) {
+      database.captures().ended(write.tableId(), write.write());
+    }
+    writesInTransaction.clear();
   }
 
   /**
@@ -209,10 +243,7 @@ final class TransactionState {
     abortedBy = null;
     claims.end(mayHaveCommitted);
     database.immediateViewLocks().release(this);
-    if (!capturedInTransaction.isEmpty()) {
-      database.capturesEnded(capturedInTransaction);
-      capturedInTransaction.clear();
-    }
+    writesEnded();
   }
 
   /** With auto-commit off, a new transaction begins with the next statement. */
@@ -234,15 +265,14 @@ final class TransactionState {
     if (inTransaction()) {
       return work.run();
     }
-    return ownTransaction(work, () -> {});
+    return ownTransaction(work);
   }
 
   /**
    * Runs {@code work} in a transaction of its own that commits when it succeeds and rolls back when
-   * it fails; runs {@code afterCommit} once the transaction ended if it tried to commit (even if
-   * the commit failed: DuckDB might have committed).
+   * it fails.
    */
-  private <T> T ownTransaction(SqlWork<T> work, Runnable afterCommit) throws SQLException {
+  private <T> T ownTransaction(SqlWork<T> work) throws SQLException {
     claims.begin();
     boolean commitTried = false;
     // JDBC's own transaction control, not SQL BEGIN: DuckDB's batch execution opens a
@@ -266,14 +296,8 @@ final class TransactionState {
         duckDb.setAutoCommit(true);
       } finally {
         claims.end(commitTried);
-        if (commitTried) {
-          afterCommit.run();
-        }
-        // change logs that immediate refreshes in it wrote
-        if (!capturedInTransaction.isEmpty()) {
-          database.capturesEnded(capturedInTransaction);
-          capturedInTransaction.clear();
-        }
+        // its captured writes, and the change logs refreshes in it wrote
+        writesEnded();
       }
     }
   }

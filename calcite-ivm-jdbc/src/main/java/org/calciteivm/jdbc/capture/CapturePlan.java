@@ -20,6 +20,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * inside {@code IvmConnection.capturing}, which says whose transaction claims them.
  *
  * @param tableId the tracked table the write changes
+ * @param inserts whether its change may have rows of weight +1 (an INSERT, an UPDATE)
+ * @param deletes whether its change may have rows of weight -1 (a DELETE, a TRUNCATE, an UPDATE)
  * @param direct the form {@link #run} runs: one statement that changes the table, appends the
  *     change to its delta and lists the changed rowids in a stage table
  * @param prepared the form of a prepared statement, which must not change the table itself: DuckDB
@@ -27,7 +29,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     on the same statement. It stages the changed rows, which {@link #apply} then claims and
  *     applies to the table and its delta.
  */
-public record CapturePlan(int tableId, Steps direct, Steps prepared) {
+public record CapturePlan(
+    int tableId, boolean inserts, boolean deletes, Steps direct, Steps prepared) {
 
   /**
    * The statements of one form, run in this order in one transaction.

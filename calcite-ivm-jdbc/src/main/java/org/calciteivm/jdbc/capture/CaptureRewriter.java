@@ -122,6 +122,8 @@ public final class CaptureRewriter {
     // new rows claim nothing: no other transaction sees them before this one commits
     return new CapturePlan(
         table.id(),
+        true,
+        false,
         new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
         new Steps(
             ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
@@ -171,6 +173,8 @@ public final class CaptureRewriter {
     String stage = rowidStage();
     return new CapturePlan(
         table.id(),
+        false,
+        true,
         claimed(
             "WITH "
                 + ROWS
@@ -249,6 +253,8 @@ public final class CaptureRewriter {
     String targetRows = selectTargetRows(capturedColumns(", ", qualifier() + ".") + newValues);
     return new CapturePlan(
         table.id(),
+        true,
+        true,
         // materialized: the old values are read once, before the UPDATE changes them
         claimed(
             "WITH "

@@ -184,6 +184,9 @@ public final class RefreshExplanation {
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     lines.add("  find the pending change:");
     lines.add("    " + ChangeLogs.pendingChangesSql(view.id(), inputs));
+    lines.add(
+        "    (not run when this process counted every write since the view's last refresh and"
+            + " each table they changed is read by this view alone)");
     lines.add("  per changed table that other views read too: seal its captured rows");
     lines.add(
         "  (the merge reads each table's change through the view's pending view of it, created"

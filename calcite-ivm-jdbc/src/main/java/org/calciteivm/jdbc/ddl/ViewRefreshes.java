@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.calciteivm.jdbc.CaptureLedger;
 import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
@@ -82,15 +83,15 @@ public final class ViewRefreshes {
       return refreshGraph(connection, view, below, timed);
     }
     // the graph in one transaction of its own: one commit, and readers of the view never see
-    // the nodes below it ahead of it. Each node's capture generations are read before it begins
+    // the nodes below it ahead of it. Each node's marks are read before it begins
     // (a change counted later is consumed by a later refresh), as a refresh of one view does.
     List<ViewEntry> graph = new ArrayList<>(below);
     graph.add(view);
-    List<List<Long>> generations = new ArrayList<>();
+    List<List<CaptureLedger.Mark>> marks = new ArrayList<>();
     boolean pending = false;
     for (ViewEntry node : graph) {
-      generations.add(database.captureGenerations(node.inputTableIds()));
-      pending |= !database.refreshedSince(node.id(), generations.get(generations.size() - 1));
+      marks.add(database.captures().marks(node.inputTableIds()));
+      pending |= !database.refreshedSince(node.id(), node.inputTableIds());
     }
     if (!pending) {
       return refreshGraph(connection, view, below, timed); // each node returns at once
@@ -114,8 +115,8 @@ public final class ViewRefreshes {
           }
           for (int i = 0; i < graph.size(); i++) {
             List<Integer> inputs = graph.get(i).inputTableIds();
-            List<Long> now = database.captureGenerations(inputs);
-            List<Long> consumed = new ArrayList<>(generations.get(i));
+            List<CaptureLedger.Mark> now = database.captures().marks(inputs);
+            List<CaptureLedger.Mark> consumed = new ArrayList<>(marks.get(i));
             for (int j = 0; j < inputs.size(); j++) {
               if (logs.contains(inputs.get(j))) {
                 consumed.set(j, now.get(j));

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.jdbc.CaptureLedger;
+import org.calciteivm.jdbc.CapturedChange;
 import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
@@ -40,7 +43,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>move the view's watermarks on the tables it sealed;
  *   <li>delete captured rows every reader has consumed (per table; a table only this view reads
  *       needs no seal and no watermark: every row it sees is consumed here and deleted, and rows
- *       sealed later get later epochs).
+ *       sealed later get later epochs);
+ *   <li>record the refresh in the view's catalog row: its time and mode, and its cost where {@code
+ *       auto} needs it ({@link RefreshCosts#mustStore}); a hidden view only for the cost.
  * </ol>
  *
  * Captured rows are not consolidated per base table: a join is linear in each side and the view
@@ -78,8 +83,10 @@ public final class RefreshExecutor {
    *
    * <p>A view whose base tables had no captured write since its last refresh returns at once,
    * without touching the database: every captured write of the database runs in this JVM, which
-   * counts the transactions that captured changes of each table ({@link
-   * IvmDatabase#capturesEnded}). Otherwise a view with no pending change costs one query.
+   * registers each with its rows and the signs of its weights ({@link CaptureLedger}). Where those
+   * tell the pending change ({@link #countedPending}), the refresh does not query it either: its
+   * first statement only takes its snapshot. Otherwise its first statement finds the change, and a
+   * view with no pending change costs that one query.
    *
    * @param timed whether to record each statement and its time in the outcome
    */
@@ -88,31 +95,27 @@ public final class RefreshExecutor {
       throws SQLException {
     IvmDatabase database = connection.database();
     Steps steps = new Steps(connection.refreshStatements(), database.catalog(), timed);
-    // read before the refresh's snapshot: a change counted later is consumed by a later refresh
-    List<Long> generations = database.captureGenerations(view.inputTableIds());
+    // read before the refresh's snapshot: the writes they mark as ended, it consumes
+    List<CaptureLedger.Mark> marks = database.captures().marks(view.inputTableIds());
     boolean ownTransaction = !connection.inTransaction();
-    if (ownTransaction && database.refreshedSince(view.id(), generations)) {
+    if (ownTransaction && database.refreshedSince(view.id(), view.inputTableIds())) {
       return new Outcome(0, null, 0, steps.timings());
     }
     CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    String pendingSql = ChangeLogs.pendingChangesSql(view.id(), inputs);
+    Pending pending =
+        new Pending(
+            ChangeLogs.pendingChangesSql(view.id(), inputs),
+            ownTransaction ? database.lastRefreshed(view.id()) : null);
     Outcome outcome =
-        database.refreshing(() -> refreshRetrying(connection, view, program, pendingSql, steps));
+        database.refreshing(() -> refreshRetrying(connection, view, program, pending, steps));
     if (outcome.choice() != null) {
       // what auto chooses from next time (the catalog has it once the transaction commits)
       program.costs().record(outcome.choice().merge(), outcome.changeRows(), outcome.mergeMillis());
     }
     if (ownTransaction) {
-      database.refreshed(view.id(), generations);
-    }
-    if (outcome.choice() != null) {
-      // the views that read this one have a change to consume now
-      Optional<TrackedTable> log = catalog.trackedTable(view.userViewSchema(), view.name());
-      if (log.isPresent()) {
-        connection.changeLogWritten(log.get().id());
-      }
+      database.refreshed(view.id(), marks);
     }
     return outcome;
   }
@@ -121,14 +124,14 @@ public final class RefreshExecutor {
       IvmConnection connection,
       ViewEntry view,
       RefreshProgram program,
-      String pendingSql,
+      Pending pending,
       Steps steps)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
     SqlWork<Outcome> refresh =
         () ->
             connection.atomically(
-                () -> refreshOnce(connection, view, program, pendingSql, steps, catalog));
+                () -> refreshOnce(connection, view, program, pending, steps, catalog));
     if (connection.inTransaction()) {
       // the client's transaction cannot start over: its conflict is the client's to handle
       return refresh.run();
@@ -142,14 +145,23 @@ public final class RefreshExecutor {
       IvmConnection connection,
       ViewEntry view,
       RefreshProgram program,
-      String pendingSql,
+      Pending found,
       Steps steps,
       CatalogSnapshot catalog)
       throws SQLException {
     long started = System.nanoTime();
     IvmSettings settings = connection.settings();
-    // inside the transaction: what it sees is what it consumes
-    Map<Integer, PendingInput> pending = steps.pending(pendingSql);
+    Map<Integer, PendingInput> pending = null;
+    if (found.since() != null) {
+      // the snapshot first: every write whose change it sees is registered by now
+      steps.query("take the refresh's snapshot", SNAPSHOT_SQL, rs -> {});
+      pending = countedPending(catalog, view, found.since(), connection.database().captures());
+    }
+    boolean counted = pending != null;
+    if (pending == null) {
+      // queried inside the transaction: what it sees is what it consumes
+      pending = steps.pending(found.sql());
+    }
     if (pending.isEmpty()) {
       return new Outcome(0, null, 0, steps.timings());
     }
@@ -215,19 +227,35 @@ public final class RefreshExecutor {
       steps.execute(what, sql);
     }
     double mergeMillis = (System.nanoTime() - merging) / 1e6;
+    // the views that read this one have a change to consume now: registered before the commit
+    Optional<TrackedTable> log = catalog.trackedTable(view.userViewSchema(), view.name());
+    if (log.isPresent()) {
+      connection.changeLogWritten(log.get().id());
+    }
     if (!consumedUpTo.isEmpty()) {
       steps.execute(
           "advance the view's watermarks",
           ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
           consumedUpTo.values().toArray());
     }
+    long deleted = 0;
     for (PendingInput input : pending.values()) {
       TrackedTable table = catalog.trackedTable(input.tableId());
-      steps.execute(
-          "delete consumed change rows of " + table.relation().displayName(),
-          shared.contains(input.tableId())
-              ? ChangeLogs.collectGarbageSql(table)
-              : ChangeLogs.consumeAllSql(table));
+      deleted +=
+          steps.execute(
+              "delete consumed change rows of " + table.relation().displayName(),
+              shared.contains(input.tableId())
+                  ? ChangeLogs.collectGarbageSql(table)
+                  : ChangeLogs.consumeAllSql(table));
+    }
+    if (counted) {
+      // the counted rows were an estimate; every changed table is this view's alone, and the
+      // refresh deleted every row of its log it saw, which are the rows it consumed
+      rows = deleted;
+      if (rows == 0) {
+        // the counted writes rolled back: the merge found nothing, as the query would have
+        return new Outcome(0, null, 0, steps.timings());
+      }
     }
     double refreshMillis = (System.nanoTime() - started) / 1e6;
     String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
@@ -241,7 +269,9 @@ public final class RefreshExecutor {
           choice.merge().name(),
           rows,
           mergeMillis);
-    } else {
+    } else if (!view.isHidden()) {
+      // a hidden view's statistics are nobody's to read (ivm_views lists the user's views), so
+      // its refresh writes its catalog row only for auto's costs
       steps.execute(
           "record the refresh in ivm_views",
           RefreshStatistics.recordedWithoutCostSql(view.id()),
@@ -254,9 +284,69 @@ public final class RefreshExecutor {
 
   /**
    * A base table with captured rows the refreshing view has not consumed: a row of {@link
-   * ChangeLogs#pendingChangesSql}.
+   * ChangeLogs#pendingChangesSql}, or its estimate from this JVM's counts ({@link
+   * #countedPending}).
    */
   private record PendingInput(int tableId, long rows, long minWeight, long maxWeight) {}
+
+  /**
+   * How a refresh finds its pending change.
+   *
+   * @param sql the query of it, run inside the refresh's transaction
+   * @param since the marks the view's last refresh in a transaction of its own began from, if it
+   *     had one in this JVM: the change may be counted from them ({@link #countedPending})
+   */
+  private record Pending(String sql, @Nullable List<CaptureLedger.Mark> since) {}
+
+  /**
+   * A statement that reads a table of the database, so that the transaction it runs in takes its
+   * snapshot (DuckDB takes it at the first statement that reads the database, not at {@code SELECT
+   * 1}).
+   */
+  private static final String SNAPSHOT_SQL =
+      "SELECT 1 FROM " + IvmNames.qualified(IvmNames.SCHEMA, "views") + " LIMIT 0";
+
+  /**
+   * The pending change of {@code view}, per base table that changed, from the writes registered
+   * after {@code since} (the marks its last refresh began from), read once the refresh's snapshot
+   * is taken; null where they cannot tell it, and then the refresh queries it.
+   *
+   * <p>They tell it when every such write's rows are known ({@link CaptureLedger#since}) and each
+   * base table that changed is read by this view alone: its refresh deletes every row of that
+   * table's change log it sees, so the deletes count what it consumed exactly. The writes may hold
+   * more than the snapshot sees (a write still open, or rolled back), with signs its rows do not
+   * have, never less: that only costs a merge that finds less to do than planned. A table whose
+   * writes captured no row has no change.
+   */
+  private static @Nullable Map<Integer, PendingInput> countedPending(
+      CatalogSnapshot catalog,
+      ViewEntry view,
+      List<CaptureLedger.Mark> since,
+      CaptureLedger ledger) {
+    List<Integer> tableIds = view.inputTableIds();
+    if (since.size() != tableIds.size()) {
+      return null;
+    }
+    Map<Integer, PendingInput> pending = new LinkedHashMap<>();
+    for (int i = 0; i < tableIds.size(); i++) {
+      int tableId = tableIds.get(i);
+      CapturedChange change = ledger.since(tableId, since.get(i));
+      if (change == null) {
+        return null;
+      }
+      if (change.rows() == 0) {
+        continue;
+      }
+      if (catalog.viewsReading(tableId).size() > 1) {
+        return null;
+      }
+      pending.put(
+          tableId,
+          new PendingInput(
+              tableId, change.rows(), change.deletes() ? -1 : 1, change.inserts() ? 1 : -1));
+    }
+    return pending;
+  }
 
   /**
    * The base tables of {@code view} with captured rows the view has not consumed, and how many
@@ -306,10 +396,13 @@ public final class RefreshExecutor {
       return pending;
     }
 
-    void execute(String what, String sql, Object... parameters) throws SQLException {
+    /** Runs one statement; returns its update count (-1 if it has none). */
+    long execute(String what, String sql, Object... parameters) throws SQLException {
       long start = System.nanoTime();
-      prepared(sql, parameters).execute();
+      PreparedStatement statement = prepared(sql, parameters);
+      statement.execute();
       record(what, sql, start);
+      return statement.getUpdateCount();
     }
 
     void query(String what, String sql, RowReader reader, Object... parameters)
