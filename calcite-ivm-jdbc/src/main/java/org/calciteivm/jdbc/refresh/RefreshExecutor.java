@@ -36,7 +36,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * <ol>
  *   <li>find the base tables with captured rows the view has not consumed, with their counts and
  *       smallest weight (which decide the join terms and the merge strategy), from the view's
- *       pending views (the rows after its watermark);
+ *       pending views (the rows after its watermark), or from the driver's register of captured
+ *       writes where that tells them ({@link #countedPending}; the statement then only takes the
+ *       transaction's snapshot);
  *   <li>seal the rows of changed tables that other views read too: give them the next epoch, so
  *       that each view can tell later which rows it has consumed (per table);
  *   <li>apply the view delta with the chosen merge strategy;
