@@ -80,7 +80,7 @@ public final class ViewRefreshes {
     IvmDatabase database = connection.database();
     List<ViewEntry> below = viewsBelow(database.catalog(), view);
     if (below.isEmpty() || connection.inTransaction()) {
-      return refreshGraph(connection, view, below, timed);
+      return refreshGraph(connection, view, below, timed, false);
     }
     // the graph in one transaction of its own: one commit, and readers of the view never see
     // the nodes below it ahead of it. Each node's marks are read before it begins
@@ -94,14 +94,15 @@ public final class ViewRefreshes {
       pending |= !database.refreshedSince(node.id(), node.inputTableIds());
     }
     if (!pending) {
-      return refreshGraph(connection, view, below, timed); // each node returns at once
+      return refreshGraph(connection, view, below, timed, false); // each node returns at once
     }
     return database.refreshing(
         () -> {
           RefreshExecutor.Outcome outcome =
               Conflicts.retrying(
                   attempt ->
-                      connection.atomically(() -> refreshGraph(connection, view, below, timed)),
+                      connection.atomically(
+                          () -> refreshGraph(connection, view, below, timed, true)),
                   () -> {},
                   (attempts, e) -> e);
           // the change logs of the nodes below moved on with what the nodes above consumed in the
@@ -130,17 +131,24 @@ public final class ViewRefreshes {
 
   /**
    * Refreshes {@code below}, the views {@code view} reads in bottom-up order, then {@code view}:
-   * each in the open transaction, or in one of its own if none is open.
+   * each in the open transaction, or in one of its own if none is open. {@code graphTransaction}
+   * says that the open transaction is the driver's own for the whole graph, begun after each node's
+   * marks were read ({@link RefreshExecutor#refresh(IvmConnection, ViewEntry, RefreshProgram,
+   * boolean, boolean)}).
    */
   private static RefreshExecutor.Outcome refreshGraph(
-      IvmConnection connection, ViewEntry view, List<ViewEntry> viewsBelow, boolean timed)
+      IvmConnection connection,
+      ViewEntry view,
+      List<ViewEntry> viewsBelow,
+      boolean timed,
+      boolean graphTransaction)
       throws SQLException {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
     // the views it reads first: a view's change log keeps what the views reading it have not
     // consumed
     for (ViewEntry below : viewsBelow) {
       long started = System.nanoTime();
-      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed);
+      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed, graphTransaction);
       steps.add(
           new RefreshExecutor.Step(
               (below.isHidden()
@@ -157,17 +165,19 @@ public final class ViewRefreshes {
         steps.add(new RefreshExecutor.Step(NESTED_STEP + step.what(), step.sql(), step.nanos()));
       }
     }
-    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed);
+    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed, graphTransaction);
     return timed ? withStepsBefore(steps, outcome) : outcome;
   }
 
   private static RefreshExecutor.Outcome refreshOne(
-      IvmConnection connection, ViewEntry view, boolean timed) throws SQLException {
+      IvmConnection connection, ViewEntry view, boolean timed, boolean graphTransaction)
+      throws SQLException {
     boolean loads = connection.database().cachedProgram(view.id()) == null;
     long loading = System.nanoTime();
     RefreshProgram program = program(connection, view);
     long loaded = System.nanoTime();
-    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed);
+    RefreshExecutor.Outcome outcome =
+        RefreshExecutor.refresh(connection, view, program, timed, graphTransaction);
     if (!loads || !timed) {
       return outcome;
     }

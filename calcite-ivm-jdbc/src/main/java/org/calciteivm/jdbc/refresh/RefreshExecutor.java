@@ -95,6 +95,22 @@ public final class RefreshExecutor {
   public static Outcome refresh(
       IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
+    return refresh(connection, view, program, timed, false);
+  }
+
+  /**
+   * {@link #refresh(IvmConnection, ViewEntry, RefreshProgram, boolean)}, with {@code
+   * graphTransaction} if it runs in the driver's own transaction of a graph's refresh, which read
+   * the marks of each node's base tables before it began and records them after it commits ({@link
+   * org.calciteivm.jdbc.ddl.ViewRefreshes}): then its change may be counted too.
+   */
+  public static Outcome refresh(
+      IvmConnection connection,
+      ViewEntry view,
+      RefreshProgram program,
+      boolean timed,
+      boolean graphTransaction)
+      throws SQLException {
     IvmDatabase database = connection.database();
     Steps steps = new Steps(connection.refreshStatements(), database.catalog(), timed);
     // read before the refresh's snapshot: the writes they mark as ended, it consumes
@@ -109,7 +125,7 @@ public final class RefreshExecutor {
     Pending pending =
         new Pending(
             ChangeLogs.pendingChangesSql(view.id(), inputs),
-            ownTransaction ? database.lastRefreshed(view.id()) : null);
+            ownTransaction || graphTransaction ? database.lastRefreshed(view.id()) : null);
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pending, steps));
     if (outcome.choice() != null) {
