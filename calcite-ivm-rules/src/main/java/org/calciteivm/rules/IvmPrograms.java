@@ -36,7 +36,8 @@ public final class IvmPrograms {
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
    * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
    * the rows it needs; a {@code UNION} becomes a {@code DISTINCT} over a {@code UNION ALL}, and
-   * {@code INTERSECT} and {@code EXCEPT} joins of {@code DISTINCT}s, which are maintained.
+   * {@code INTERSECT} and {@code EXCEPT} joins of {@code DISTINCT}s, which are maintained; grouping
+   * sets one aggregate keyed by the number of the set.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -46,7 +47,8 @@ public final class IvmPrograms {
                 withoutSimplification(CoreRules.FILTER_INTO_JOIN),
                 withoutSimplification(CoreRules.JOIN_CONDITION_PUSH),
                 withoutSimplification(CoreRules.UNION_TO_DISTINCT),
-                IvmRules.DISTINCT_SET_OP_TO_JOIN))
+                IvmRules.DISTINCT_SET_OP_TO_JOIN,
+                IvmRules.GROUPING_SETS_TO_GROUP_KEY))
         .build();
   }
 

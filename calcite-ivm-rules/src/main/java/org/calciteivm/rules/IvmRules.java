@@ -13,6 +13,7 @@ import org.calciteivm.rules.delta.ChangeTableScanRule;
 import org.calciteivm.rules.delta.ChangeUnionTransposeRule;
 import org.calciteivm.rules.delta.ChangeValuesRule;
 import org.calciteivm.rules.normalize.DistinctSetOpToJoinRule;
+import org.calciteivm.rules.normalize.GroupingSetsToGroupKeyRule;
 
 /**
  * Every calcite-ivm rule, one constant each (Calcite's {@code CoreRules} idiom).
@@ -31,6 +32,13 @@ public final class IvmRules {
    */
   public static final DistinctSetOpToJoinRule DISTINCT_SET_OP_TO_JOIN =
       DistinctSetOpToJoinRule.Config.DEFAULT.toRule();
+
+  /**
+   * {@code γ_{S_0..S_{k-1}; f}(R) = π(γ_{M, s; f'}((R × {0..k-1}) ∪all φ))}: grouping sets as one
+   * aggregate keyed by the number of the set (a normalization, not a delta rule).
+   */
+  public static final GroupingSetsToGroupKeyRule GROUPING_SETS_TO_GROUP_KEY =
+      GroupingSetsToGroupKeyRule.Config.DEFAULT.toRule();
 
   /** {@code Δ(σ_p R) = σ_p(ΔR)}. */
   public static final ChangeFilterTransposeRule CHANGE_FILTER_TRANSPOSE =

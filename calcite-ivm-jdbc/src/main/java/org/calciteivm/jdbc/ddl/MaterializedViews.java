@@ -162,6 +162,26 @@ public final class MaterializedViews {
   private record Definition(
       String schema, String name, String query, String planned, @Nullable Integer owner) {}
 
+  /**
+   * The plan of a view whose query groups by grouping sets ({@code ROLLUP}, {@code CUBE}, {@code
+   * GROUPING SETS}) as one aggregate keyed by the number of the set ({@link
+   * org.calciteivm.rules.normalize.GroupingSetsToGroupKeyRule}); null if the query has none, or if
+   * it does not plan so (a clause the rule leaves, an aggregate below a join...), for the union of
+   * one aggregate per set instead.
+   */
+  private static @Nullable ViewCompiler groupedBySets(
+      Connection duckDb, Definition requested, CatalogSnapshot catalog) throws SQLException {
+    if (!GroupingSets.groupsBySets(requested.query())) {
+      return null;
+    }
+    try {
+      return ViewCompiler.plan(
+          duckDb, requested.name(), requested.planned(), catalog.trackedTables());
+    } catch (SQLException | RuntimeException e) {
+      return null; // the union of one aggregate per set plans, or refuses with its reason
+    }
+  }
+
   /** A view just created, and its program. */
   private record Created(ViewEntry view, RefreshProgram program) {}
 
@@ -178,18 +198,24 @@ public final class MaterializedViews {
       Map<Integer, RefreshProgram> replanned)
       throws SQLException {
     String name = requested.name();
-    // grouping sets become a union of aggregates, which the split below keeps as hidden views
-    String expanded = GroupingSets.expand(requested.query(), duckDb);
-    Definition definition =
-        expanded.equals(requested.query())
-            ? requested
-            : new Definition(requested.schema(), name, expanded, expanded, requested.owner());
     IvmCatalog.ensureExists(duckDb);
     CatalogSnapshot catalog = IvmCatalog.load(duckDb);
-    ViewCompiler compiler = null;
+    ViewCompiler compiler = groupedBySets(duckDb, requested, catalog);
+    Definition definition = requested;
+    if (compiler == null) {
+      // grouping sets the planner cannot key by their number become a union of aggregates, which
+      // the split below keeps as hidden views
+      String expanded = GroupingSets.expand(requested.query(), duckDb);
+      if (!expanded.equals(requested.query())) {
+        definition =
+            new Definition(requested.schema(), name, expanded, expanded, requested.owner());
+      }
+    }
     SQLException refusal = null;
     try {
-      compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
+      if (compiler == null) {
+        compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
+      }
     } catch (UnsupportedViewException e) {
       if (!ViewAnalyzer.needsIntermediateStates(e)) {
         throw e;

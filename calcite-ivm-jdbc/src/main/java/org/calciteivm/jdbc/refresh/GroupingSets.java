@@ -64,12 +64,10 @@ public final class GroupingSets {
    *     the union cannot carry ({@code WINDOW}, {@code QUALIFY})
    */
   public static String expand(String query, Connection duckDb) throws SQLException {
-    SqlSelect select = QueryText.outermostSelect(query);
-    if (select == null
-        || select.getGroup() == null
-        || select.getGroup().stream().noneMatch(GroupingSets::isGroupingConstruct)) {
+    if (!groupsBySets(query)) {
       return query;
     }
+    SqlSelect select = QueryText.outermostSelect(query);
     QueryText text = new QueryText(query);
     QueryText.Range range = text.range(select);
     if (range == null) {
@@ -89,6 +87,14 @@ public final class GroupingSets {
         new GroupingSets(text, select, text.text(from), DuckDbFunctions.read(duckDb));
     String union = sets.union(duckDb, text.text(range));
     return text.replaced(new QueryText.Range(0, query.length()), Map.of(range, union));
+  }
+
+  /** Whether the outermost query of {@code query} has GROUPING SETS, ROLLUP or CUBE. */
+  public static boolean groupsBySets(String query) {
+    SqlSelect select = QueryText.outermostSelect(query);
+    return select != null
+        && select.getGroup() != null
+        && select.getGroup().stream().anyMatch(GroupingSets::isGroupingConstruct);
   }
 
   private static boolean isGroupingConstruct(SqlNode item) {
