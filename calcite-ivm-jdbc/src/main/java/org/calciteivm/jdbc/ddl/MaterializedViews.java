@@ -20,7 +20,6 @@ import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
-import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.IvmCatalog;
@@ -162,26 +161,6 @@ public final class MaterializedViews {
   private record Definition(
       String schema, String name, String query, String planned, @Nullable Integer owner) {}
 
-  /**
-   * The plan of a view whose query groups by grouping sets ({@code ROLLUP}, {@code CUBE}, {@code
-   * GROUPING SETS}) as one aggregate keyed by the number of the set ({@link
-   * org.calciteivm.rules.normalize.GroupingSetsToGroupKeyRule}); null if the query has none, or if
-   * it does not plan so (a clause the rule leaves, an aggregate below a join...), for the union of
-   * one aggregate per set instead.
-   */
-  private static @Nullable ViewCompiler groupedBySets(
-      Connection duckDb, Definition requested, CatalogSnapshot catalog) throws SQLException {
-    if (!GroupingSets.groupsBySets(requested.query())) {
-      return null;
-    }
-    try {
-      return ViewCompiler.plan(
-          duckDb, requested.name(), requested.planned(), catalog.trackedTables());
-    } catch (SQLException | RuntimeException e) {
-      return null; // the union of one aggregate per set plans, or refuses with its reason
-    }
-  }
-
   /** A view just created, and its program. */
   private record Created(ViewEntry view, RefreshProgram program) {}
 
@@ -200,22 +179,22 @@ public final class MaterializedViews {
     String name = requested.name();
     IvmCatalog.ensureExists(duckDb);
     CatalogSnapshot catalog = IvmCatalog.load(duckDb);
-    ViewCompiler compiler = groupedBySets(duckDb, requested, catalog);
-    Definition definition = requested;
-    if (compiler == null) {
-      // grouping sets the planner cannot key by their number become a union of aggregates, which
-      // the split below keeps as hidden views
-      String expanded = GroupingSets.expand(requested.query(), duckDb);
-      if (!expanded.equals(requested.query())) {
-        definition =
-            new Definition(requested.schema(), name, expanded, expanded, requested.owner());
-      }
-    }
+    ViewCompiler compiler =
+        GroupingSets.planAsOneAggregate(
+            duckDb, name, requested.query(), requested.planned(), catalog.trackedTables());
+    // grouping sets that do not plan so become a union of aggregates, kept as hidden views below
+    String expanded =
+        compiler == null ? GroupingSets.expand(requested.query(), duckDb) : requested.query();
+    Definition definition =
+        expanded.equals(requested.query())
+            ? requested
+            : new Definition(requested.schema(), name, expanded, expanded, requested.owner());
     SQLException refusal = null;
     try {
-      if (compiler == null) {
-        compiler = ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
-      }
+      compiler =
+          compiler != null
+              ? compiler
+              : ViewCompiler.plan(duckDb, name, definition.planned(), catalog.trackedTables());
     } catch (UnsupportedViewException e) {
       if (!ViewAnalyzer.needsIntermediateStates(e)) {
         throw e;
@@ -267,22 +246,7 @@ public final class MaterializedViews {
               .find(schema, table)
               .orElseThrow(() -> new IllegalStateException("planned table vanished: " + table));
       boolean readsView = !relation.isTable();
-      if (readsView) {
-        checkReadable(catalog, name, id, relation);
-      }
-      for (Column column : relation.columns()) {
-        if (IvmNames.isReservedColumn(column.name())) {
-          throw new SQLException(
-              "cannot create materialized view \""
-                  + name
-                  + "\": column \""
-                  + column.name()
-                  + "\" of table "
-                  + relation.displayName()
-                  + " has a name calcite-ivm reserves for its change logs; rename the column",
-              "42939");
-        }
-      }
+      SchemaGuard.checkReadable(catalog, name, id, relation);
       Set<String> columns = analysis.usedColumns().get(qualifiedName);
       TrackedTable trackedTable = catalog.trackedTable(schema, table).orElse(null);
       if (trackedTable == null && readsView) {
@@ -394,32 +358,6 @@ public final class MaterializedViews {
               + e.getMessage(),
           e.getSQLState(),
           e);
-    }
-  }
-
-  /**
-   * Fails unless view {@code viewId}, called {@code name}, may read the view {@code relation}: a
-   * user's materialized view, or a hidden view it owns.
-   */
-  private static void checkReadable(
-      CatalogSnapshot catalog, String name, int viewId, Relation relation) throws SQLException {
-    Optional<ViewEntry> read = catalog.viewByUserView(relation);
-    if (read.isEmpty()) {
-      throw UnsupportedViewException.notYet(
-          name,
-          "reading the view \""
-              + relation.name()
-              + "\" whose definition, as DuckDB keeps it, calcite-ivm cannot read (read its"
-              + " tables, or make it a materialized view)");
-    }
-    if (read.get().isHidden() && read.get().ownerViewId() != viewId) {
-      throw new SQLException(
-          "materialized view \""
-              + name
-              + "\" cannot read the "
-              + read.get().describeHidden()
-              + "; write the subquery itself, or make it a materialized view",
-          "42501");
     }
   }
 

@@ -3,7 +3,10 @@ package org.calciteivm.jdbc.ddl;
 import java.sql.SQLException;
 import java.util.Optional;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
+import org.calciteivm.jdbc.catalog.Column;
+import org.calciteivm.jdbc.catalog.Relation;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.sql.ObjectName;
@@ -13,7 +16,7 @@ import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 /**
  * Refuses schema changes that would break a materialized view: dropping, replacing or altering a
  * base table of a view, dropping or altering the relation users query a view by, and touching
- * calcite-ivm's own schema.
+ * calcite-ivm's own schema; and relations a new view may not read.
  */
 public final class SchemaGuard {
   private SchemaGuard() {}
@@ -105,6 +108,53 @@ public final class SchemaGuard {
                 + "\" is in it; drop the materialized view first",
             "2BP01");
       }
+    }
+  }
+
+  /**
+   * Fails unless view {@code viewId}, called {@code name}, may read {@code relation}: a table or a
+   * user's materialized view, or a hidden view it owns, without a column named as calcite-ivm names
+   * the columns of its change logs.
+   */
+  static void checkReadable(CatalogSnapshot catalog, String name, int viewId, Relation relation)
+      throws SQLException {
+    if (!relation.isTable()) {
+      checkReadableView(catalog, name, viewId, relation);
+    }
+    for (Column column : relation.columns()) {
+      if (IvmNames.isReservedColumn(column.name())) {
+        throw new SQLException(
+            "cannot create materialized view \""
+                + name
+                + "\": column \""
+                + column.name()
+                + "\" of table "
+                + relation.displayName()
+                + " has a name calcite-ivm reserves for its change logs; rename the column",
+            "42939");
+      }
+    }
+  }
+
+  private static void checkReadableView(
+      CatalogSnapshot catalog, String name, int viewId, Relation relation) throws SQLException {
+    Optional<ViewEntry> read = catalog.viewByUserView(relation);
+    if (read.isEmpty()) {
+      throw UnsupportedViewException.notYet(
+          name,
+          "reading the view \""
+              + relation.name()
+              + "\" whose definition, as DuckDB keeps it, calcite-ivm cannot read (read its"
+              + " tables, or make it a materialized view)");
+    }
+    if (read.get().isHidden() && read.get().ownerViewId() != viewId) {
+      throw new SQLException(
+          "materialized view \""
+              + name
+              + "\" cannot read the "
+              + read.get().describeHidden()
+              + "; write the subquery itself, or make it a materialized view",
+          "42501");
     }
   }
 }

@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.refresh;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.util.Litmus;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code GROUPING SETS}, {@code ROLLUP} and {@code CUBE}, written out as the {@code UNION ALL} of
@@ -22,7 +25,9 @@ import org.calciteivm.jdbc.catalog.DuckDbFunctions;
  * the bag union over {@code i} of the query grouped by {@code Si}, in which every grouping key not
  * in {@code Si} is NULL and {@code GROUPING(...)} is the constant bit mask of the keys not in
  * {@code Si}. Each branch is an ordinary aggregate, which a split keeps as a hidden view of its own
- * ({@link IntermediateStates}), and the union of their changes is the view's change.
+ * ({@link IntermediateStates}), and the union of their changes is the view's change. CREATE uses it
+ * only for a query that does not plan as one aggregate keyed by the number of the set ({@link
+ * org.calciteivm.rules.normalize.GroupingSetsToGroupKeyRule}), which refreshes with one merge.
  *
  * <p>{@code ROLLUP (a, b)} stands for the sets {@code (a, b), (a), ()}; {@code CUBE (a, b)} for all
  * four subsets; several items in {@code GROUP BY} for the concatenations of one set of each (so
@@ -89,8 +94,32 @@ public final class GroupingSets {
     return text.replaced(new QueryText.Range(0, query.length()), Map.of(range, union));
   }
 
+  /**
+   * The plan of {@code query} (as written in its statement: {@code planned}) as one aggregate keyed
+   * by the number of the grouping set ({@link
+   * org.calciteivm.rules.normalize.GroupingSetsToGroupKeyRule}), the first choice for grouping
+   * sets; null if its outermost query has none, or if it does not plan so (a repeated set, a
+   * DISTINCT aggregate...), for {@link #expand} instead, which plans or refuses with its own
+   * reason.
+   */
+  public static @Nullable ViewCompiler planAsOneAggregate(
+      Connection duckDb,
+      String viewName,
+      String query,
+      String planned,
+      Collection<TrackedTable> tracked) {
+    if (!groupsBySets(query)) {
+      return null;
+    }
+    try {
+      return ViewCompiler.plan(duckDb, viewName, planned, tracked);
+    } catch (SQLException | RuntimeException e) {
+      return null;
+    }
+  }
+
   /** Whether the outermost query of {@code query} has GROUPING SETS, ROLLUP or CUBE. */
-  public static boolean groupsBySets(String query) {
+  private static boolean groupsBySets(String query) {
     SqlSelect select = QueryText.outermostSelect(query);
     return select != null
         && select.getGroup() != null
