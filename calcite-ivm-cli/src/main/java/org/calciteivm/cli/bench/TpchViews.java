@@ -171,7 +171,7 @@ public final class TpchViews {
           AND EXISTS (SELECT * FROM lineitem
                       WHERE l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)
         GROUP BY o_orderpriority""");
-    // Q1 with subtotals per return flag and a grand total: a union of three aggregates (issue 19)
+    // Q1 with subtotals per return flag and a grand total: grouping sets, one aggregate (issue 19)
     views.put(
         "q1_rollup",
         """
