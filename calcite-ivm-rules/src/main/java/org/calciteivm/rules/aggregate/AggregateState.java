@@ -431,7 +431,7 @@ public final class AggregateState {
    * change): the row count, then each aggregate's state but its counted columns; their names are
    * added to {@code names}.
    */
-  private List<AggCall> firstPassCalls(RelBuilder builder, List<String> names) {
+  List<AggCall> firstPassCalls(RelBuilder builder, List<String> names) {
     List<AggCall> stateCalls = new ArrayList<>();
     stateCalls.add(builder.countStar(COUNT_COLUMN));
     names.add(COUNT_COLUMN);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
@@ -17,6 +18,7 @@ import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.GroupingSetsState;
 import org.calciteivm.rules.aggregate.StateColumn;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.merge.StandardMerge;
@@ -67,8 +69,12 @@ final class StoredForms {
     boolean duckDb = view.target().merges() == SqlTarget.Merges.DUCKDB;
     if (aggregate != null) {
       // DuckDB runs a join with a DISTINCT faster as a semi-join
-      RelNode input = duckDb ? SemiJoins.of(aggregate.getInput()) : aggregate.getInput();
-      return AggregateState.of(aggregate).stateAggregate(builder, input);
+      UnaryOperator<RelNode> form = duckDb ? SemiJoins::of : UnaryOperator.identity();
+      RelNode bySets = GroupingSetsState.stateAggregate(aggregate, builder, form);
+      if (bySets != null) {
+        return bySets;
+      }
+      return AggregateState.of(aggregate).stateAggregate(builder, form.apply(aggregate.getInput()));
     }
     if (!view.target().countsBagRows()) {
       return view.plan();

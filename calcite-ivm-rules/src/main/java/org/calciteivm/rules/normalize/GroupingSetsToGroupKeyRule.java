@@ -11,21 +11,28 @@ import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.Union;
+import org.apache.calcite.rel.core.Values;
 import org.apache.calcite.rel.rules.TransformationRule;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.calciteivm.rules.IvmRelBuilders;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.immutables.value.Value;
 
 /**
@@ -231,6 +238,105 @@ public class GroupingSetsToGroupKeyRule extends RelRule<GroupingSetsToGroupKeyRu
     }
     builder.project(columns, aggregate.getRowType().getFieldNames(), true);
     call.transformTo(builder.build());
+  }
+
+  /**
+   * The grouping sets of {@code aggregate} if this rule wrote it, with what a recompute of its
+   * state needs; null for any other aggregate.
+   */
+  public static @Nullable KeyedSets keyedSets(Aggregate aggregate) {
+    if (!(aggregate.getInput().stripped() instanceof Project keyed)
+        || !keyed.getRowType().getFieldNames().contains(SET_COLUMN)) {
+      return null;
+    }
+    RelNode marked = keyed.getInput().stripped();
+    RelNode real = marked instanceof Union union ? union.getInput(0).stripped() : marked;
+    if (!(real instanceof Project project)
+        || !(project.getInput().stripped() instanceof Join join)
+        || !(join.getRight().stripped() instanceof Values setNumbers)) {
+      return null;
+    }
+    KeyedSets found = new KeyedSets(join.getLeft().stripped(), keyed, new ArrayList<>());
+    // set s groups by key j unless key j is CASE WHEN <set = s OR ...> THEN NULL ELSE key END
+    List<ImmutableBitSet.Builder> sets = new ArrayList<>();
+    setNumbers.getTuples().forEach(t -> sets.add(ImmutableBitSet.builder()));
+    for (int key = 0; key < found.keyCount(); key++) {
+      RexNode column = keyed.getProjects().get(key);
+      List<Integer> lacking = new ArrayList<>();
+      if (column instanceof RexCall masked && column.getKind() == SqlKind.CASE) {
+        RexNode condition = masked.getOperands().get(0);
+        List<RexNode> terms =
+            condition.getKind() == SqlKind.OR
+                ? ((RexCall) condition).getOperands()
+                : List.of(condition);
+        for (RexNode term : terms) {
+          RexLiteral number = (RexLiteral) ((RexCall) term).getOperands().get(1);
+          lacking.add(number.getValueAs(Integer.class));
+        }
+      }
+      for (int s = 0; s < sets.size(); s++) {
+        if (!lacking.contains(s)) {
+          sets.get(s).set(key);
+        }
+      }
+    }
+    sets.forEach(set -> found.sets().add(set.build()));
+    return found;
+  }
+
+  /**
+   * An aggregate this rule wrote: its original input, the projection below it (keys grouped by set,
+   * the set's number, the input's columns and filters), and its grouping sets as positions among
+   * its keys.
+   */
+  public record KeyedSets(RelNode original, Project keyed, List<ImmutableBitSet> sets) {
+    /** The number of keys before the set's number (the first column that is the set's number). */
+    public int keyCount() {
+      int width = original.getRowType().getFieldCount();
+      List<RexNode> projects = keyed.getProjects();
+      for (int i = 0; i < projects.size(); i++) {
+        if (projects.get(i) instanceof RexInputRef ref && ref.getIndex() == width) {
+          return i;
+        }
+      }
+      throw new IllegalStateException("no set number in " + keyed);
+    }
+
+    /** The position of the empty set among {@link #sets}, or -1. */
+    public int emptySet() {
+      return sets.indexOf(ImmutableBitSet.of());
+    }
+
+    /**
+     * The projection below the aggregate over {@code input}, a form of the original input with its
+     * columns: every row once, real, its keys as they are (grouping sets then group them).
+     */
+    public RelNode keyedOver(RelBuilder builder, RelNode input) {
+      int width = original.getRowType().getFieldCount();
+      RexBuilder rex = builder.getRexBuilder();
+      RexShuttle once =
+          new RexShuttle() {
+            @Override
+            public RexNode visitInputRef(RexInputRef ref) {
+              if (ref.getIndex() < width) {
+                return rex.makeInputRef(input, ref.getIndex());
+              }
+              if (ref.getIndex() == width) {
+                return rex.makeExactLiteral(BigDecimal.valueOf(-1), ref.getType());
+              }
+              return rex.makeLiteral(true);
+            }
+          };
+      List<RexNode> columns = new ArrayList<>();
+      int keys = keyCount();
+      for (RexNode column : keyed.getProjects()) {
+        // a key as it is: CASE WHEN <set lacks it> THEN NULL ELSE key END is the key
+        boolean masked = columns.size() < keys && column.getKind() == SqlKind.CASE;
+        columns.add(once.apply(masked ? ((RexCall) column).getOperands().get(2) : column));
+      }
+      builder.push(input);
+      return builder.project(columns, keyed.getRowType().getFieldNames(), true).build();
+    }
   }
 
   private static boolean isGrouping(AggregateCall call) {
