@@ -14,16 +14,18 @@ import org.calciteivm.jdbc.sql.SqlToken;
 /**
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
  * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), its short spellings
- * of standard expressions ({@link DuckDbSpellings}), series table functions as {@code unnest}
- * ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a {@code QUALIFY} filter ({@link
- * DistinctOn}), list literals ({@link ListLiterals}), the {@code ORDER BY} of DuckDB's ordered
- * aggregate calls as {@code WITHIN GROUP} ({@link OrderedAggregateCalls}), {@code ASOF JOIN} as a
- * join with the nearest rows' bounds ({@link AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link
- * SemiAntiJoins}) and {@code GROUP BY ALL} ({@link GroupByAll}) written out, {@code NOT IN} written
- * as an anti-join and counts ({@link NotInSubqueries}), subqueries under OR written as counts
- * ({@link OrSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}), and last
- * {@code ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the rest ({@link TopRows}).
- * Grouping sets are written out later, per definition ({@link GroupingSets}), since they need the
+ * of standard expressions ({@link DuckDbSpellings}), its division operator {@code //} as {@code
+ * divide} ({@link IntegerDivisions}, again after the rewrites below for a query that parses only
+ * then), series table functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT
+ * ON} as a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the
+ * {@code ORDER BY} of DuckDB's ordered aggregate calls as {@code WITHIN GROUP} ({@link
+ * OrderedAggregateCalls}), {@code ASOF JOIN} as a join with the nearest rows' bounds ({@link
+ * AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
+ * ({@link GroupByAll}) written out, {@code NOT IN} written as an anti-join and counts ({@link
+ * NotInSubqueries}), subqueries under OR written as counts ({@link OrSubqueries}), scalar
+ * subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code ORDER BY ... LIMIT} as a
+ * {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets that do not plan as one
+ * aggregate are written out later, per definition ({@link GroupingSets}), since that needs the
  * query's column types.
  */
 public final class QueryRewrites {
@@ -62,22 +64,24 @@ public final class QueryRewrites {
       throws SQLException {
     refuseColumnsExpressions(query, viewName);
     String ordinary =
-        GroupByAll.expand(
-            SemiAntiJoins.rewrite(
-                AsofJoins.rewrite(
-                    OrderedAggregateCalls.rewrite(
-                        ListLiterals.rewrite(
-                            DistinctOn.rewrite(
-                                SelectListUnnest.rewrite(
-                                    TableFunctions.rewrite(
-                                        DuckDbSpellings.rewrite(FromFirst.rewrite(query))),
-                                    viewName,
-                                    functions))),
+        IntegerDivisions.rewrite( // again, for a query that parses only once rewritten
+            GroupByAll.expand(
+                SemiAntiJoins.rewrite(
+                    AsofJoins.rewrite(
+                        OrderedAggregateCalls.rewrite(
+                            ListLiterals.rewrite(
+                                DistinctOn.rewrite(
+                                    SelectListUnnest.rewrite(
+                                        TableFunctions.rewrite(
+                                            IntegerDivisions.rewrite(
+                                                DuckDbSpellings.rewrite(FromFirst.rewrite(query)))),
+                                        viewName,
+                                        functions))),
+                            viewName,
+                            functions),
                         viewName,
-                        functions),
-                    viewName,
-                    keys)),
-            functions);
+                        keys)),
+                functions));
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(
             OrSubqueries.rewrite(NotInSubqueries.rewrite(ordinary), functions), functions),
