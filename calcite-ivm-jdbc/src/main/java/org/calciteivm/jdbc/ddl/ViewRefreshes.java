@@ -133,8 +133,7 @@ public final class ViewRefreshes {
    * Refreshes {@code below}, the views {@code view} reads in bottom-up order, then {@code view}:
    * each in the open transaction, or in one of its own if none is open. {@code graphTransaction}
    * says that the open transaction is the driver's own for the whole graph, begun after each node's
-   * marks were read ({@link RefreshExecutor#refresh(IvmConnection, ViewEntry, RefreshProgram,
-   * boolean, boolean)}).
+   * marks were read ({@link RefreshExecutor.In}).
    */
   private static RefreshExecutor.Outcome refreshGraph(
       IvmConnection connection,
@@ -146,9 +145,17 @@ public final class ViewRefreshes {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
     // the views it reads first: a view's change log keeps what the views reading it have not
     // consumed
+    // in the graph's transaction, the first refresh's first statement takes its snapshot
+    RefreshExecutor.In in =
+        graphTransaction
+            ? RefreshExecutor.In.GRAPH_TRANSACTION
+            : RefreshExecutor.In.OWN_OR_CLIENT_TRANSACTION;
     for (ViewEntry below : viewsBelow) {
       long started = System.nanoTime();
-      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed, graphTransaction);
+      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed, in);
+      if (graphTransaction) {
+        in = RefreshExecutor.In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN;
+      }
       steps.add(
           new RefreshExecutor.Step(
               (below.isHidden()
@@ -165,19 +172,18 @@ public final class ViewRefreshes {
         steps.add(new RefreshExecutor.Step(NESTED_STEP + step.what(), step.sql(), step.nanos()));
       }
     }
-    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed, graphTransaction);
+    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed, in);
     return timed ? withStepsBefore(steps, outcome) : outcome;
   }
 
   private static RefreshExecutor.Outcome refreshOne(
-      IvmConnection connection, ViewEntry view, boolean timed, boolean graphTransaction)
+      IvmConnection connection, ViewEntry view, boolean timed, RefreshExecutor.In in)
       throws SQLException {
     boolean loads = connection.database().cachedProgram(view.id()) == null;
     long loading = System.nanoTime();
     RefreshProgram program = program(connection, view);
     long loaded = System.nanoTime();
-    RefreshExecutor.Outcome outcome =
-        RefreshExecutor.refresh(connection, view, program, timed, graphTransaction);
+    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed, in);
     if (!loads || !timed) {
       return outcome;
     }

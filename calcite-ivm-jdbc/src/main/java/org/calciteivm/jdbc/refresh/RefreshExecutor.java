@@ -95,21 +95,31 @@ public final class RefreshExecutor {
   public static Outcome refresh(
       IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
-    return refresh(connection, view, program, timed, false);
+    return refresh(connection, view, program, timed, In.OWN_OR_CLIENT_TRANSACTION);
+  }
+
+  /** Where a refresh runs, as far as counting its change goes. */
+  public enum In {
+    /** Its own transaction, or the client's. */
+    OWN_OR_CLIENT_TRANSACTION,
+    /**
+     * The driver's own transaction of a graph's refresh, which read the marks of each node's base
+     * tables before it began and records them after it commits ({@link
+     * org.calciteivm.jdbc.ddl.ViewRefreshes}), as its first refresh: its change may be counted.
+     */
+    GRAPH_TRANSACTION,
+    /**
+     * The same, after another refresh in it: the transaction's snapshot is taken (by the first
+     * refresh's first statement), so a counted change needs no statement to take it.
+     */
+    GRAPH_TRANSACTION_SNAPSHOT_TAKEN
   }
 
   /**
-   * {@link #refresh(IvmConnection, ViewEntry, RefreshProgram, boolean)}, with {@code
-   * graphTransaction} if it runs in the driver's own transaction of a graph's refresh, which read
-   * the marks of each node's base tables before it began and records them after it commits ({@link
-   * org.calciteivm.jdbc.ddl.ViewRefreshes}): then its change may be counted too.
+   * {@link #refresh(IvmConnection, ViewEntry, RefreshProgram, boolean)}, run where {@code in} says.
    */
   public static Outcome refresh(
-      IvmConnection connection,
-      ViewEntry view,
-      RefreshProgram program,
-      boolean timed,
-      boolean graphTransaction)
+      IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed, In in)
       throws SQLException {
     IvmDatabase database = connection.database();
     Steps steps = new Steps(connection.refreshStatements(), database.catalog(), timed);
@@ -125,7 +135,10 @@ public final class RefreshExecutor {
     Pending pending =
         new Pending(
             ChangeLogs.pendingChangesSql(view.id(), inputs),
-            ownTransaction || graphTransaction ? database.lastRefreshed(view.id()) : null);
+            ownTransaction || in != In.OWN_OR_CLIENT_TRANSACTION
+                ? database.lastRefreshed(view.id())
+                : null,
+            in == In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN);
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pending, steps));
     if (outcome.choice() != null) {
@@ -172,7 +185,9 @@ public final class RefreshExecutor {
     Map<Integer, PendingInput> pending = null;
     if (found.since() != null) {
       // the snapshot first: every write whose change it sees is registered by now
-      steps.query("take the refresh's snapshot", SNAPSHOT_SQL, rs -> {});
+      if (!found.snapshotTaken()) {
+        steps.query("take the refresh's snapshot", SNAPSHOT_SQL, rs -> {});
+      }
       pending = countedPending(catalog, view, found.since(), connection.database().captures());
     }
     boolean counted = pending != null;
@@ -313,8 +328,10 @@ public final class RefreshExecutor {
    * @param sql the query of it, run inside the refresh's transaction
    * @param since the marks the view's last refresh in a transaction of its own began from, if it
    *     had one in this JVM: the change may be counted from them ({@link #countedPending})
+   * @param snapshotTaken whether the refresh's transaction has taken its snapshot already
    */
-  private record Pending(String sql, @Nullable List<CaptureLedger.Mark> since) {}
+  private record Pending(
+      String sql, @Nullable List<CaptureLedger.Mark> since, boolean snapshotTaken) {}
 
   /**
    * A statement that reads a table of the database, so that the transaction it runs in takes its
