@@ -51,8 +51,8 @@ import org.immutables.value.Value;
  * and the group is never deleted. {@code f'} is {@code f} made blind to {@code φ}: {@code COUNT(*)}
  * counts a column {@code real}, TRUE in every other row and NULL in {@code φ}; aggregates that
  * ignore NULL arguments (SUM, AVG, MIN, MAX, COUNT(x), ...) see nothing of {@code φ}'s NULLs; every
- * other aggregate is filtered to the rows where {@code real} is not NULL (a filter costs DuckDB
- * more than a NULL argument).
+ * other aggregate, and every aggregate of a constant (which is not NULL in {@code φ}), is filtered
+ * to the rows where {@code real} is not NULL (a filter costs DuckDB more than a NULL argument).
  *
  * <p>Not rewritten (left for the planner to refuse, or to the caller's other plan): {@code
  * GROUP_ID()} and aggregates with {@code WITHIN DISTINCT}.
@@ -161,19 +161,21 @@ public class GroupingSetsToGroupKeyRule extends RelRule<GroupingSetsToGroupKeyRu
     grouped.add(set);
     int shift = grouped.size();
     int realColumn = shift + width + 1;
+    ImmutableBitSet.Builder constants = ImmutableBitSet.builder();
     for (int i = 0; i < width + 2; i++) {
       if (i >= width) {
         grouped.add(builder.field(i)); // the set's number, real
-        continue;
+      } else if (input.stripped() instanceof Project project
+          && project.getProjects().get(i) instanceof RexLiteral constant) {
+        // constants stay constants: an argument such as the 0.25 of quantile_cont(x, 0.25) must be
+        // a constant in DuckDB; they are not NULL in φ
+        grouped.add(constant);
+        constants.set(i + shift);
+      } else {
+        grouped.add(builder.field(i));
       }
-      // constants stay constants: an argument such as the 0.25 of quantile_cont(x, 0.25) must be a
-      // constant in DuckDB
-      grouped.add(
-          input.stripped() instanceof Project project
-                  && project.getProjects().get(i) instanceof RexLiteral c
-              ? c
-              : builder.field(i));
     }
+    ImmutableBitSet constantColumns = constants.build();
     List<AggregateCall> calls = new ArrayList<>();
     for (AggregateCall aggregateCall : aggregate.getAggCallList()) {
       if (isGrouping(aggregateCall)) {
@@ -191,8 +193,10 @@ public class GroupingSetsToGroupKeyRule extends RelRule<GroupingSetsToGroupKeyRu
         // no φ: every row is real
       } else if (kind == SqlKind.COUNT && arguments.isEmpty() && !aggregateCall.isDistinct()) {
         arguments = List.of(realColumn); // COUNT(*) counts the real rows: real is NULL in φ
-      } else if (!IGNORES_NULLS.contains(kind) || arguments.isEmpty()) {
-        // φ's arguments are NULL, which these aggregates may not ignore: filter φ out
+      } else if (!IGNORES_NULLS.contains(kind)
+          || arguments.isEmpty()
+          || arguments.stream().anyMatch(constantColumns::get)) {
+        // φ's arguments are NULL, which these aggregates may not ignore, or constant: filter φ out
         conditions.add(builder.isNotNull(builder.field(realColumn - shift)));
       }
       int filter = -1;
