@@ -73,13 +73,14 @@ public final class NotInSubqueries {
     }
     String x = "(" + text.text(valueRange) + ")";
     String name = IvmNames.quote("ivm_not_in_" + (replacements.size() + 1));
-    String column = name + "." + IvmNames.quote("value");
+    // a reserved name, so that no column of the outer query is hidden by it
+    String column = name + "." + IvmNames.quote("_ivm_value");
     String set =
         text.text(text.parenthesized(subqueryRange))
             + " AS "
             + name
             + "("
-            + IvmNames.quote("value")
+            + IvmNames.quote("_ivm_value")
             + ")";
     replacements.put(
         text.parenthesized(whole),

@@ -24,23 +24,24 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * Uncorrelated scalar subqueries that aggregate without grouping ({@code WHERE x > (SELECT AVG(y)
  * FROM u)}), moved into the FROM clause as a cross join with their one row: {@code FROM t CROSS
- * JOIN (SELECT AVG(y) FROM u) AS "ivm_scalar_1"("value") WHERE x > "ivm_scalar_1"."value"}.
- * Identity: an aggregate without GROUP BY or HAVING has exactly one row, so a cross join with it
- * keeps every row once and gives each the subquery's value. The subquery is then an aggregate below
- * a join, kept as a hidden view ({@link IntermediateStates}) whose one row is the state: a change
- * to its inputs changes that row, and the view's change is the join's.
+ * JOIN (SELECT AVG(y) FROM u) AS "ivm_scalar_1"("_ivm_value") WHERE x >
+ * "ivm_scalar_1"."_ivm_value"}. Identity: an aggregate without GROUP BY or HAVING has exactly one
+ * row, so a cross join with it keeps every row once and gives each the subquery's value. The
+ * subquery is then an aggregate below a join, kept as a hidden view ({@link IntermediateStates})
+ * whose one row is the state: a change to its inputs changes that row, and the view's change is the
+ * join's.
  *
  * <p>A subquery correlated by equalities ({@code (SELECT SUM(l.qty) FROM l WHERE l.oid = o.id AND
  * l.flag)}) is decorrelated into a left join with the subquery grouped by its side of those
  * equalities: {@code LEFT JOIN (SELECT SUM(l.qty), l.oid FROM l WHERE TRUE AND l.flag GROUP BY
- * l.oid) AS "ivm_scalar_1"("value", "key_1") ON "ivm_scalar_1"."key_1" = o.id}, the subquery
- * replaced by the value ({@code COALESCE(value, 0)} for a COUNT). Identity: for an outer row, the
- * correlated subquery aggregates the inner rows whose keys equal its values; that is the group of
- * those keys, which the left join finds once (the keys are grouped), or no group when no inner row
- * matches, where the subquery aggregates no rows: NULL for SUM, AVG, MIN and MAX and 0 for COUNT. A
- * NULL outer value matches no group, as it matches no row. Only single-aggregate subqueries of
- * those functions, whose other parts do not name the outer query, are decorrelated this way; the
- * grouped subquery is an aggregate below a join, kept as a hidden view.
+ * l.oid) AS "ivm_scalar_1"("_ivm_value", "_ivm_key_1") ON "ivm_scalar_1"."_ivm_key_1" = o.id}, the
+ * subquery replaced by the value ({@code COALESCE(value, 0)} for a COUNT). Identity: for an outer
+ * row, the correlated subquery aggregates the inner rows whose keys equal its values; that is the
+ * group of those keys, which the left join finds once (the keys are grouped), or no group when no
+ * inner row matches, where the subquery aggregates no rows: NULL for SUM, AVG, MIN and MAX and 0
+ * for COUNT. A NULL outer value matches no group, as it matches no row. Only single-aggregate
+ * subqueries of those functions, whose other parts do not name the outer query, are decorrelated
+ * this way; the grouped subquery is an aggregate below a join, kept as a hidden view.
  *
  * <p>Done for the outermost query's WHERE clause, and its select list when it does not aggregate (a
  * joined value would not be grouped). Other correlated subqueries are left as they are (and refused
@@ -55,8 +56,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public final class ScalarSubqueries {
   private ScalarSubqueries() {}
 
-  /** The name of each moved subquery's column. */
-  private static final String VALUE = "value";
+  /**
+   * The name of each moved subquery's column: reserved names (as its keys' {@code _ivm_key_i}), so
+   * that they hide no column of the outer query.
+   */
+  private static final String VALUE = "_ivm_value";
 
   /** {@code query} with its scalar subqueries moved; {@code query} itself if it has none. */
   public static String rewrite(String query, GroupByAll.Functions functions) throws SQLException {
@@ -297,8 +301,8 @@ public final class ScalarSubqueries {
     }
 
     /**
-     * {@code LEFT JOIN (the subquery grouped by its keys) AS name("value", "key_1", ...) ON
-     * name."key_1" = outer_1 AND ...}.
+     * {@code LEFT JOIN (the subquery grouped by its keys) AS name("_ivm_value", "_ivm_key_1", ...)
+     * ON name."_ivm_key_1" = outer_1 AND ...}.
      */
     String leftJoin(SqlSelect subquery, QueryText.Range range, String name, QueryText text) {
       List<String> inner = innerKeys.stream().map(k -> text.text(text.range(k))).toList();
@@ -311,7 +315,7 @@ public final class ScalarSubqueries {
       List<String> columns = new ArrayList<>(List.of(IvmNames.quote(VALUE)));
       List<String> on = new ArrayList<>();
       for (int i = 0; i < inner.size(); i++) {
-        String key = IvmNames.quote("key_" + (i + 1));
+        String key = IvmNames.quote("_ivm_key_" + (i + 1));
         columns.add(key);
         on.add(name + "." + key + " = " + text.text(text.range(outerKeys.get(i))));
       }
