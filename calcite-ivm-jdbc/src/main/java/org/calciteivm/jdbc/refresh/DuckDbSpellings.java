@@ -24,7 +24,10 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *   <li>the slice {@code col[a:b]} of a column as {@code array_slice(col, a, b)}, an omitted bound
  *       as {@code 1} or {@code -1};
  *   <li>the outermost query's {@code ORDER BY ALL [ASC | DESC]} as {@code ORDER BY 1, 2, ...}, the
- *       positions of its select items (unless it selects {@code *}).
+ *       positions of its select items (unless it selects {@code *});
+ *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
+ *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
+ *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
  * </ul>
  *
  * CREATE stores the rewritten query.
@@ -69,6 +72,11 @@ final class DuckDbSpellings {
                   tokens.get(i + 1).end(),
                   "'" + m.group(1) + "' " + m.group(2).toUpperCase(Locale.ROOT)));
         }
+      } else if (token.isSymbol("*")
+          && tokens.get(i + 1).isSymbol("*")
+          && adjacent(tokens, i, i + 1)) {
+        edits.add(new QueryEdits.Edit(token.start(), tokens.get(i + 1).end(), "^"));
+        i++;
       } else if (token.isSymbol("-")) {
         jsonArrow(query, tokens, i, edits);
       } else if (token.isSymbol("[")) {
