@@ -434,7 +434,7 @@ final class JoinSql {
           default -> "EXISTS (SELECT * FROM " + table + " WHERE " + filter(inner, inner) + ")";
         };
     if (random.nextInt(4) == 0) {
-      // under OR: written as a count of the subquery's rows at CREATE (OrSubqueries)
+      // under OR: written as a count of the subquery's rows at CREATE (CountedSubqueries)
       predicate = "(" + predicate + " OR " + filter(outer, outer) + ")";
     }
     return appendFilter(from, predicate);

@@ -23,11 +23,11 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
  * ({@link GroupByAll}) written out, quantified comparisons ({@code x > ALL (SELECT ...)}) as {@code
  * EXISTS} or {@code NOT EXISTS} ({@link QuantifiedSubqueries}), {@code NOT IN} written as an
- * anti-join and counts ({@link NotInSubqueries}), subqueries under OR written as counts ({@link
- * OrSubqueries}), scalar subqueries moved into FROM ({@link ScalarSubqueries}), and last {@code
- * ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the rest ({@link TopRows}). Grouping sets
- * that do not plan as one aggregate are written out later, per definition ({@link GroupingSets}),
- * since that needs the query's column types.
+ * anti-join and counts ({@link NotInSubqueries}), subqueries under OR or NOT and in the select list
+ * written as counts ({@link CountedSubqueries}), scalar subqueries moved into FROM ({@link
+ * ScalarSubqueries}), and last {@code ORDER BY ... LIMIT} as a {@code ROW_NUMBER} filter over the
+ * rest ({@link TopRows}). Grouping sets that do not plan as one aggregate are written out later,
+ * per definition ({@link GroupingSets}), since that needs the query's column types.
  */
 public final class QueryRewrites {
   private QueryRewrites() {}
@@ -85,9 +85,10 @@ public final class QueryRewrites {
                 functions));
     return TopRows.rewrite(
         ScalarSubqueries.rewrite(
-            OrSubqueries.rewrite(
+            CountedSubqueries.rewrite(
                 NotInSubqueries.rewrite(QuantifiedSubqueries.rewrite(ordinary, functions)),
                 functions),
+            viewName,
             functions),
         viewName);
   }

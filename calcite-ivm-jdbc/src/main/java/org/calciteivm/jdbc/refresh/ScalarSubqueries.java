@@ -18,6 +18,7 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -62,8 +63,19 @@ public final class ScalarSubqueries {
    */
   private static final String VALUE = "_ivm_value";
 
-  /** {@code query} with its scalar subqueries moved; {@code query} itself if it has none. */
-  public static String rewrite(String query, GroupByAll.Functions functions) throws SQLException {
+  /**
+   * The most correlated subqueries moved into one query: each is a left join, and the change of a
+   * chain of left joins grows exponentially with its length (four, each changing, took 1.6 s to
+   * refresh over a few rows; four with four cross joins, minutes in DuckDB's planner).
+   */
+  static final int MAX_LEFT_JOINS = 3;
+
+  /**
+   * {@code query}, the query of view {@code viewName}, with its scalar subqueries moved; {@code
+   * query} itself if it has none.
+   */
+  public static String rewrite(String query, String viewName, GroupByAll.Functions functions)
+      throws SQLException {
     SqlSelect select = QueryText.outermostSelect(query);
     if (select == null || select.getFrom() == null) {
       return query;
@@ -96,6 +108,7 @@ public final class ScalarSubqueries {
     }
     StringBuilder joins = new StringBuilder();
     int n = 0;
+    int leftJoins = 0;
     for (SqlSelect subquery : found) {
       QueryText.Range range = text.range(subquery);
       if (range == null || !oneRow(subquery, duckDb)) {
@@ -105,6 +118,16 @@ public final class ScalarSubqueries {
       Correlation correlation = correlated ? Correlation.of(subquery, text) : null;
       if (correlated && correlation == null) {
         continue; // left as it is, and refused by the planner
+      }
+      if (correlation != null && ++leftJoins > MAX_LEFT_JOINS) {
+        throw UnsupportedViewException.notYet(
+            viewName,
+            "more than "
+                + MAX_LEFT_JOINS
+                + " correlated subqueries in one query (counted: each EXISTS, IN and NOT IN that"
+                + " is not a condition of WHERE is one or more)",
+            "keep some of them in a view of their own and join it: the change of a chain of left"
+                + " joins grows exponentially with its length");
       }
       String name = IvmNames.quote("ivm_scalar_" + ++n);
       QueryText.Range parenthesized = text.parenthesized(range);

@@ -15,50 +15,62 @@ import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * {@code EXISTS}, {@code NOT EXISTS}, {@code IN} and {@code NOT IN} subqueries under an {@code OR}
- * of the outermost query's WHERE clause, written as counts of the subquery's rows, which {@link
- * ScalarSubqueries} then moves into FROM (a one-row aggregate cross-joined, or one grouped by the
- * correlation's keys left-joined) and CREATE keeps as hidden views. Calcite turns such a subquery
- * into a join with an aggregate of its own making, which the rules cannot maintain; at the top of
- * the WHERE clause (a conjunct) it becomes a semi- or anti-join, which they do, so conjuncts are
- * left as they are.
+ * {@code EXISTS}, {@code NOT EXISTS}, {@code IN} and {@code NOT IN} subqueries that Calcite would
+ * turn into a join with an aggregate of its own making, which the rules cannot maintain: those
+ * under an {@code OR} or elsewhere than as a conjunct of the outermost query's WHERE clause (under
+ * {@code NOT}, inside an expression), and those of its select list when it does not aggregate. Each
+ * is written as counts of the subquery's rows, which {@link ScalarSubqueries} then moves into FROM
+ * (a one-row aggregate cross-joined, or one grouped by the correlation's keys left-joined) and
+ * CREATE keeps as hidden views. A conjunct of the WHERE clause becomes a semi- or anti-join, which
+ * the rules maintain, so conjuncts are left as they are.
  *
  * <ul>
  *   <li>{@code EXISTS (SELECT ... FROM r WHERE w)} is {@code (SELECT COUNT(*) FROM r WHERE w) > 0},
  *       and {@code NOT EXISTS} the same {@code = 0}: both are TRUE or FALSE, never NULL, so this
  *       holds wherever they stand.
- *   <li>{@code x IN (SELECT y FROM r WHERE w)} is {@code (SELECT COUNT(*) FROM r WHERE w AND y = x)
- *       > 0} where it is TRUE; where it is NULL (no equal value, and {@code x} or some {@code y}
- *       NULL) the count says FALSE. Under only ANDs and ORs up to the WHERE clause, a row is kept
- *       for NULL exactly when it is kept for FALSE (AND and OR are monotone, and a result that does
- *       not depend on an unknown value is the same for every value), so the two are the same filter
- *       there. {@code x} must be a column, qualified by its relation or read from the outer query's
- *       only one, so that it is the outer query's column inside the subquery.
- *   <li>{@code x NOT IN (SELECT y FROM r WHERE w)}, TRUE exactly when the subquery has no row, or
- *       {@code x} is not NULL and no {@code y} is NULL or equal to it, is {@code ((SELECT COUNT(*)
- *       FROM r WHERE w) = 0 OR (x IS NOT NULL AND (SELECT COUNT(*) - COUNT(y) FROM r WHERE w) = 0
- *       AND (SELECT COUNT(*) FROM r WHERE w AND y = x) = 0))} under ANDs and ORs, as above.
+ *   <li>{@code x IN (SELECT y FROM r WHERE w)} is TRUE when some {@code y} equals {@code x}: {@code
+ *       e = (SELECT COUNT(*) FROM r WHERE w AND y = x) > 0}; else FALSE when the subquery has no
+ *       row ({@code n = (SELECT COUNT(*) FROM r WHERE w) = 0}); else NULL when {@code x} or some
+ *       {@code y} is NULL ({@code (SELECT COUNT(*) - COUNT(y) FROM r WHERE w) > 0}); else FALSE.
+ *       That {@code CASE} is exact anywhere. Under only ANDs and ORs up to the WHERE clause, a row
+ *       is kept for NULL exactly when it is kept for FALSE (AND and OR are monotone, and a result
+ *       that does not depend on an unknown value is the same for every value), so there {@code e >
+ *       0} alone is the same filter, with one count instead of three. {@code NOT IN} is {@code NOT}
+ *       of it: exactly the {@code CASE} with TRUE and FALSE swapped, and under ANDs and ORs {@code
+ *       (n = 0 OR (x IS NOT NULL AND nulls = 0 AND e = 0))}. {@code x} must be a column, qualified
+ *       by its relation or read from the outer query's only one, so that it is the outer query's
+ *       column inside the subquery.
  * </ul>
  *
  * A subquery that groups, aggregates, limits or is a set operation is left as it is (and refused).
  * CREATE stores the rewritten query.
  */
-public final class OrSubqueries {
-  private OrSubqueries() {}
+public final class CountedSubqueries {
+  private CountedSubqueries() {}
 
   /**
-   * {@code query} with its subqueries under OR written as counts; itself if it has none. {@code
-   * functions} tells DuckDB's aggregates (a subquery that aggregates always has a row).
+   * {@code query} with its subqueries written as counts; itself if it has none. {@code functions}
+   * tells DuckDB's aggregates (a subquery that aggregates always has a row).
    */
   public static String rewrite(String query, GroupByAll.Functions functions) throws SQLException {
     SqlSelect select = QueryText.outermostSelect(query);
-    if (select == null || select.getWhere() == null || select.getFrom() == null) {
+    if (select == null || select.getFrom() == null) {
       return query;
     }
     QueryText text = new QueryText(query);
     Map<QueryText.Range, String> replacements = new HashMap<>();
-    new Rewriter(text, outerRelation(select.getFrom()), functions, replacements)
-        .visit(select.getWhere(), false, true);
+    Rewriter rewriter =
+        new Rewriter(text, outerRelation(select.getFrom()), functions, replacements);
+    if (select.getWhere() != null) {
+      rewriter.visit(select.getWhere(), false, true);
+    }
+    if (!rewriter.aggregates(select)) {
+      // the select list's subqueries, which ScalarSubqueries moves only when the query does not
+      // aggregate
+      for (SqlNode item : select.getSelectList()) {
+        rewriter.visit(item, true, false);
+      }
+    }
     return replacements.isEmpty()
         ? query
         : text.replaced(new QueryText.Range(0, query.length()), replacements);
@@ -96,15 +108,29 @@ public final class OrSubqueries {
 
     /**
      * Rewrites the subqueries of {@code node}, a condition that stands {@code underOr} or not, and
-     * {@code monotone}: only ANDs and ORs above it up to the WHERE clause.
+     * {@code monotone}: only ANDs and ORs above it up to the WHERE clause. A subquery under an OR
+     * or in another place than a chain of ANDs (not {@code monotone}) is rewritten.
      */
     void visit(SqlNode node, boolean underOr, boolean monotone) throws SQLException {
+      if (node instanceof SqlNodeList list) {
+        // a CASE's WHEN and THEN lists
+        for (SqlNode element : list) {
+          if (element != null) {
+            visit(element, underOr, monotone);
+          }
+        }
+        return;
+      }
       if (!(node instanceof SqlCall call) || node instanceof SqlSelect) {
         return;
       }
       SqlKind kind = call.getKind();
-      if (underOr && rewritten(call, monotone)) {
+      boolean rewrite = underOr || !monotone;
+      if (rewrite && rewritten(call, monotone)) {
         return;
+      }
+      if (!rewrite && kind == SqlKind.NOT && call.operand(0).getKind() == SqlKind.EXISTS) {
+        return; // NOT EXISTS as a conjunct: an anti-join
       }
       boolean and = kind == SqlKind.AND;
       boolean or = kind == SqlKind.OR;
@@ -132,7 +158,6 @@ public final class OrSubqueries {
         return true;
       }
       if ((kind != SqlKind.IN && kind != SqlKind.NOT_IN)
-          || !monotone
           || !(call.operand(1) instanceof SqlSelect subquery)
           || subquery.getSelectList().size() != 1) {
         return false;
@@ -151,22 +176,51 @@ public final class OrSubqueries {
       if (equal == null) {
         return false;
       }
-      if (kind == SqlKind.IN) {
+      String rows = count(subquery, null, null);
+      String nulls = count(subquery, null, "COUNT(*) - COUNT(" + y + ")");
+      boolean in = kind == SqlKind.IN;
+      if (!monotone) {
+        // exact: TRUE, FALSE or NULL as the subquery would give
+        replacements.put(
+            range,
+            "(CASE WHEN "
+                + equal
+                + " > 0 THEN "
+                + in
+                + " WHEN "
+                + rows
+                + " = 0 THEN "
+                + !in
+                + " WHEN "
+                + outer
+                + " IS NULL OR "
+                + nulls
+                + " > 0 THEN CAST(NULL AS BOOLEAN) ELSE "
+                + !in
+                + " END)");
+      } else if (in) {
         replacements.put(range, "(" + equal + " > 0)");
       } else {
         replacements.put(
             range,
             "("
-                + count(subquery, null, null)
+                + rows
                 + " = 0 OR ("
                 + outer
                 + " IS NOT NULL AND "
-                + count(subquery, null, "COUNT(*) - COUNT(" + y + ")")
+                + nulls
                 + " = 0 AND "
                 + equal
                 + " = 0))");
       }
       return true;
+    }
+
+    /** Whether {@code select} groups or aggregates. */
+    boolean aggregates(SqlSelect select) throws SQLException {
+      return (select.getGroup() != null && !select.getGroup().isEmpty())
+          || select.getHaving() != null
+          || aggregatesOrWindows(select.getSelectList());
     }
 
     /**
