@@ -30,16 +30,17 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       holds wherever they stand.
  *   <li>{@code x IN (SELECT y FROM r WHERE w)} is TRUE when some {@code y} equals {@code x}: {@code
  *       e = (SELECT COUNT(*) FROM r WHERE w AND y = x) > 0}; else FALSE when the subquery has no
- *       row ({@code n = (SELECT COUNT(*) FROM r WHERE w) = 0}); else NULL when {@code x} or some
- *       {@code y} is NULL ({@code (SELECT COUNT(*) - COUNT(y) FROM r WHERE w) > 0}); else FALSE.
- *       That {@code CASE} is exact anywhere. Under only ANDs and ORs up to the WHERE clause, a row
- *       is kept for NULL exactly when it is kept for FALSE (AND and OR are monotone, and a result
- *       that does not depend on an unknown value is the same for every value), so there {@code e >
- *       0} alone is the same filter, with one count instead of three. {@code NOT IN} is {@code NOT}
- *       of it: exactly the {@code CASE} with TRUE and FALSE swapped, and under ANDs and ORs {@code
- *       (n = 0 OR (x IS NOT NULL AND nulls = 0 AND e = 0))}. {@code x} must be a column, qualified
- *       by its relation or read from the outer query's only one, so that it is the outer query's
- *       column inside the subquery.
+ *       row; else NULL when {@code x} or some {@code y} is NULL; else FALSE. The subquery's shape
+ *       is one value, {@code s = (SELECT CASE WHEN COUNT(*) = 0 THEN 0 WHEN COUNT(*) > COUNT(y)
+ *       THEN 2 ELSE 1 END FROM r WHERE w)} (no row, a NULL among them, neither), so that {@code
+ *       CASE} of two counts is exact anywhere. Under only ANDs and ORs up to the WHERE clause, a
+ *       row is kept for NULL exactly when it is kept for FALSE (AND and OR are monotone, and a
+ *       result that does not depend on an unknown value is the same for every value), so there
+ *       {@code e > 0} alone is the same filter. {@code NOT IN} is {@code NOT} of it: exactly the
+ *       {@code CASE} with TRUE and FALSE swapped, and under ANDs and ORs {@code (s = 0 OR (x IS NOT
+ *       NULL AND s = 1 AND e = 0))}. {@code x} must be a column, qualified by its relation or read
+ *       from the outer query's only one, so that it is the outer query's column inside the
+ *       subquery.
  * </ul>
  *
  * A subquery that groups, aggregates, limits or is a set operation is left as it is (and refused).
@@ -176,8 +177,12 @@ public final class CountedSubqueries {
       if (equal == null) {
         return false;
       }
-      String rows = count(subquery, null, null);
-      String nulls = count(subquery, null, "COUNT(*) - COUNT(" + y + ")");
+      // the subquery's rows in one value: 0 none, 1 some and no NULL y, 2 some with a NULL y
+      String shape =
+          count(
+              subquery,
+              null,
+              "CASE WHEN COUNT(*) = 0 THEN 0 WHEN COUNT(*) > COUNT(" + y + ") THEN 2 ELSE 1 END");
       boolean in = kind == SqlKind.IN;
       if (!monotone) {
         // exact: TRUE, FALSE or NULL as the subquery would give
@@ -188,14 +193,14 @@ public final class CountedSubqueries {
                 + " > 0 THEN "
                 + in
                 + " WHEN "
-                + rows
+                + shape
                 + " = 0 THEN "
                 + !in
                 + " WHEN "
                 + outer
                 + " IS NULL OR "
-                + nulls
-                + " > 0 THEN CAST(NULL AS BOOLEAN) ELSE "
+                + shape
+                + " = 2 THEN CAST(NULL AS BOOLEAN) ELSE "
                 + !in
                 + " END)");
       } else if (in) {
@@ -204,12 +209,12 @@ public final class CountedSubqueries {
         replacements.put(
             range,
             "("
-                + rows
+                + shape
                 + " = 0 OR ("
                 + outer
                 + " IS NOT NULL AND "
-                + nulls
-                + " = 0 AND "
+                + shape
+                + " = 1 AND "
                 + equal
                 + " = 0))");
       }

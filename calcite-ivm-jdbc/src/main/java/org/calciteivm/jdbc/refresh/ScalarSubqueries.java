@@ -109,6 +109,8 @@ public final class ScalarSubqueries {
     StringBuilder joins = new StringBuilder();
     int n = 0;
     int leftJoins = 0;
+    // an uncorrelated subquery written twice is one value: moved once, read twice
+    Map<String, String> moved = new HashMap<>();
     for (SqlSelect subquery : found) {
       QueryText.Range range = text.range(subquery);
       if (range == null || !oneRow(subquery, duckDb)) {
@@ -129,10 +131,15 @@ public final class ScalarSubqueries {
             "keep some of them in a view of their own and join it: the change of a chain of left"
                 + " joins grows exponentially with its length");
       }
-      String name = IvmNames.quote("ivm_scalar_" + ++n);
       QueryText.Range parenthesized = text.parenthesized(range);
+      if (correlation == null && moved.containsKey(text.text(parenthesized))) {
+        replacements.put(parenthesized, moved.get(text.text(parenthesized)));
+        continue;
+      }
+      String name = IvmNames.quote("ivm_scalar_" + ++n);
       String value = name + "." + IvmNames.quote(VALUE);
       if (correlation == null) {
+        moved.put(text.text(parenthesized), value);
         joins
             .append(" CROSS JOIN ")
             .append(text.text(parenthesized))
