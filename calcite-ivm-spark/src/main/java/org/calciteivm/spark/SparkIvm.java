@@ -1,8 +1,11 @@
 package org.calciteivm.spark;
 
 import java.sql.SQLException;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -132,7 +135,7 @@ public final class SparkIvm {
             + properties
             + ") AS "
             + pinned(compiled.view().storedContentSql(), snapshots);
-    commit(snapshots, create);
+    commit(view, snapshots, create);
   }
 
   /**
@@ -197,7 +200,7 @@ public final class SparkIvm {
       }
       beforeMerge.run();
       long merging = System.nanoTime();
-      commit(current, pinned(statements.get(0), current));
+      commit(view, current, pinned(statements.get(0), current));
       return new Refresh(
           view,
           List.copyOf(changed.keySet()),
@@ -222,6 +225,7 @@ public final class SparkIvm {
         .forEach((name, table) -> current.put(name, table.currentSnapshot().snapshotId()));
     long merging = System.nanoTime();
     commit(
+        view,
         current,
         "INSERT OVERWRITE " + view + " " + pinned(compiled.view().storedContentSql(), current));
     return new Refresh(
@@ -392,12 +396,44 @@ public final class SparkIvm {
     return result;
   }
 
-  /** Runs {@code sql} as one commit that records {@code watermarks} in its snapshot's summary. */
-  private void commit(Map<List<String>, Long> watermarks, String sql) {
-    CommitMetadata.withCommitProperties(
-        IcebergTables.watermarkProperties(watermarks),
-        () -> spark.sql(sql).collectAsList(),
-        RuntimeException.class);
+  /**
+   * Runs {@code sql} as one commit that records {@code watermarks} in its snapshot's summary. A
+   * failure names {@code view} and the failures at its root: Spark wraps the error of a failing
+   * task (a cast of a value that is not a number) in job and stage errors, several of them when
+   * stages fail concurrently.
+   */
+  private void commit(String view, Map<List<String>, Long> watermarks, String sql) {
+    try {
+      CommitMetadata.withCommitProperties(
+          IcebergTables.watermarkProperties(watermarks),
+          () -> spark.sql(sql).collectAsList(),
+          RuntimeException.class);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "writing view " + view + " failed, nothing was committed: " + rootCauses(e), e);
+    }
+  }
+
+  /** The distinct messages of the throwables at the ends of {@code e}'s causes and suppressed. */
+  static String rootCauses(Throwable e) {
+    Set<String> messages = new LinkedHashSet<>();
+    collectRootCauses(e, messages, Collections.newSetFromMap(new IdentityHashMap<>()));
+    return String.join("; ", messages);
+  }
+
+  private static void collectRootCauses(Throwable e, Set<String> messages, Set<Throwable> seen) {
+    if (!seen.add(e)) {
+      return;
+    }
+    Throwable cause = e.getCause();
+    if (cause == null || cause == e) {
+      messages.add(e.getMessage() == null ? e.toString() : e.getMessage());
+    } else {
+      collectRootCauses(cause, messages, seen);
+    }
+    for (Throwable suppressed : e.getSuppressed()) {
+      collectRootCauses(suppressed, messages, seen);
+    }
   }
 
   private static String literal(String value) {
