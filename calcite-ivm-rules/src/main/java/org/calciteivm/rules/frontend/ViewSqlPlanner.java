@@ -350,9 +350,12 @@ public final class ViewSqlPlanner {
     return RelBuilder.create(config);
   }
 
-  /** Explains {@code rel} as Calcite does, one operator per line. */
+  /**
+   * Explains {@code rel} as Calcite does, one operator per line, with a large subplan read in
+   * several places written once ({@link PlanText}).
+   */
   public static String explain(RelNode rel) {
-    return RelOptUtil.toString(rel);
+    return PlanText.of(rel);
   }
 
   /**

@@ -1,25 +1,30 @@
 package org.calciteivm.rules.sql;
 
 import com.google.common.collect.ImmutableList;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.calcite.plan.RelOptTable;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.prepare.RelOptTableImpl;
-import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.externalize.RelWriterImpl;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.schema.impl.ListTransientTable;
 import org.apache.calcite.sql.SqlDialect;
+import org.apache.calcite.sql.SqlExplainLevel;
+import org.apache.calcite.util.Pair;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The subplans a plan reads more than once, to be written once each, as a materialized common table
@@ -53,31 +58,146 @@ final class SharedSubplans {
 
   private SharedSubplans() {}
 
-  /** {@code plan} with its repeated subplans worth sharing read by name. */
+  /**
+   * {@code plan} with its subplans worth sharing that would be read more than once read by name.
+   *
+   * <p>A subplan is read as often as the subplans that contain it are written: once for a shared
+   * one, as often as it is read for one written in place. Counting that way, over the distinct
+   * subplans from the largest down (a subplan's text is longer than any it contains), shares the
+   * outermost repeats and also the repeats inside them. A chain of outer joins needs the latter:
+   * the change of each join's preserved input is read by several terms, and so is the change of
+   * that input's own input inside it, which written in place would make the text exponential in the
+   * chain's length. A repeat only because the subplan around it repeats is read once, from the
+   * shared subplan, and stays in place.
+   */
   static Split of(RelNode plan) {
-    Map<RelNode, String> texts = new IdentityHashMap<>();
-    Map<String, Integer> occurrences = new HashMap<>();
-    count(plan, texts, occurrences);
+    Map<RelNode, String> keys = new IdentityHashMap<>();
+    Map<String, Subplan> subplans = new HashMap<>();
+    String root = describe(plan, keys, subplans);
+    List<Subplan> outermostFirst = new ArrayList<>(subplans.values());
+    outermostFirst.sort(Comparator.comparingInt((Subplan s) -> s.height).reversed());
+    subplans.get(root).reads = 1;
+    for (Subplan subplan : outermostFirst) {
+      subplan.shared =
+          !subplan.key.equals(root)
+              && subplan.reads > 1
+              && worthSharing(subplan.rel)
+              && !projectsConstants(subplan.rel);
+      long writes = subplan.shared ? 1 : subplan.reads;
+      for (String input : subplan.inputs) {
+        subplans.get(input).reads += writes;
+      }
+    }
     Map<String, Shared> shared = new LinkedHashMap<>();
-    RelNode replaced =
-        plan.accept(
-            new RelHomogeneousShuttle() {
-              @Override
-              public RelNode visit(RelNode other) {
-                String text = texts.get(other);
-                if (text != null
-                    && occurrences.get(text) > 1
-                    && worthSharing(other)
-                    && !projectsConstants(other)) {
-                  Shared found =
-                      shared.computeIfAbsent(
-                          text, t -> new Shared(PREFIX + (shared.size() + 1), other));
-                  return scanOf(found.name(), other);
-                }
-                return super.visit(other);
-              }
-            });
+    RelNode replaced = replaceShared(plan, keys, subplans, shared);
     return new Split(replaced, List.copyOf(shared.values()));
+  }
+
+  /**
+   * A distinct subplan: one of its occurrences, the keys of its inputs, its height (longer than any
+   * of its inputs') and how often it is read.
+   */
+  private static final class Subplan {
+    final String key;
+    final RelNode rel;
+    final List<String> inputs;
+    final int height;
+    final int number;
+    long reads;
+    boolean shared;
+
+    Subplan(String key, RelNode rel, List<String> inputs, int height, int number) {
+      this.key = key;
+      this.rel = rel;
+      this.inputs = inputs;
+      this.height = height;
+      this.number = number;
+    }
+  }
+
+  /**
+   * Records {@code rel}'s distinct subplans by key; returns {@code rel}'s. A key is the operator's
+   * own line of Calcite's text of a plan followed by its inputs' keys, numbered: equal keys are
+   * equal texts, and a key's length does not grow with the plan below it.
+   */
+  private static String describe(
+      RelNode rel, Map<RelNode, String> keys, Map<String, Subplan> subplans) {
+    String known = keys.get(rel);
+    if (known != null) {
+      return known;
+    }
+    List<String> inputs = new ArrayList<>();
+    StringBuilder key = new StringBuilder(OwnLine.of(rel));
+    int height = 0;
+    for (RelNode input : rel.getInputs()) {
+      String inputKey = describe(input, keys, subplans);
+      Subplan described = subplans.get(inputKey);
+      inputs.add(inputKey);
+      height = Math.max(height, described.height);
+      key.append(" #").append(described.number);
+    }
+    String result = key.toString();
+    keys.put(rel, result);
+    subplans.putIfAbsent(result, new Subplan(result, rel, inputs, height + 1, subplans.size()));
+    return result;
+  }
+
+  /**
+   * {@code rel} with its shared subplans replaced by scans of their names; adds each to {@code
+   * shared} once, after the shared subplans it reads.
+   */
+  private static RelNode replaceShared(
+      RelNode rel,
+      Map<RelNode, String> keys,
+      Map<String, Subplan> subplans,
+      Map<String, Shared> shared) {
+    Subplan subplan = subplans.get(keys.get(rel));
+    Shared known = shared.get(subplan.key);
+    if (known != null) {
+      return scanOf(known.name(), rel);
+    }
+    List<RelNode> inputs = new ArrayList<>();
+    boolean changed = false;
+    for (RelNode input : rel.getInputs()) {
+      RelNode replaced = replaceShared(input, keys, subplans, shared);
+      inputs.add(replaced);
+      changed |= replaced != input;
+    }
+    RelNode result = changed ? rel.copy(rel.getTraitSet(), inputs) : rel;
+    if (!subplan.shared) {
+      return result;
+    }
+    Shared added = new Shared(PREFIX + (shared.size() + 1), result);
+    shared.put(subplan.key, added);
+    return scanOf(added.name(), rel);
+  }
+
+  /** The line Calcite's text of a plan gives an operator, without the lines of its inputs. */
+  private static final class OwnLine extends RelWriterImpl {
+    private final StringWriter line;
+
+    private OwnLine(StringWriter line) {
+      super(new PrintWriter(line), SqlExplainLevel.EXPPLAN_ATTRIBUTES, false);
+      this.line = line;
+    }
+
+    static String of(RelNode rel) {
+      OwnLine writer = new OwnLine(new StringWriter());
+      rel.explain(writer);
+      writer.pw.flush();
+      return writer.line.toString();
+    }
+
+    @Override
+    protected void explain_(RelNode rel, List<Pair<String, @Nullable Object>> values) {
+      StringBuilder text = new StringBuilder(rel.getRelTypeName()).append('(');
+      for (Pair<String, @Nullable Object> value : values) {
+        if (!(value.right instanceof RelNode)) {
+          text.append(value.left).append("=[").append(value.right).append("], ");
+        }
+      }
+      pw.print(text.append(')'));
+    }
   }
 
   /**
@@ -113,17 +233,6 @@ final class SharedSubplans {
       }
     }
     throw new IllegalArgumentException("no table scan in " + rel);
-  }
-
-  /** Counts the occurrences of each subplan of {@code rel} by its text; returns {@code rel}'s. */
-  private static String count(
-      RelNode rel, Map<RelNode, String> texts, Map<String, Integer> occurrences) {
-    for (RelNode input : rel.getInputs()) {
-      count(input, texts, occurrences);
-    }
-    String text = texts.computeIfAbsent(rel, RelOptUtil::toString);
-    occurrences.merge(text, 1, Integer::sum);
-    return text;
   }
 
   /** Whether {@code rel} joins or aggregates rows it reads from a table. */

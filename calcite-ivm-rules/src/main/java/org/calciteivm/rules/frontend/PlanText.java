@@ -1,0 +1,68 @@
+package org.calciteivm.rules.frontend;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.externalize.RelWriterImpl;
+import org.apache.calcite.sql.SqlExplainLevel;
+import org.apache.calcite.util.Pair;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * A plan as Calcite explains it, one operator per line, with a large subplan that the plan reads in
+ * several places written out once. A delta plan is a graph: the change of an outer join's input is
+ * read by several terms, and so on down a chain of outer joins, so written as a tree its text would
+ * grow exponentially with the chain's length. A repeated subplan of at least {@link #LARGE}
+ * operators is written again as its first line and the line it was written at.
+ */
+final class PlanText extends RelWriterImpl {
+  /** The fewest operators of a subplan that is written once: smaller ones are written in full. */
+  static final int LARGE = 8;
+
+  private final StringWriter text;
+  private final Map<RelNode, Integer> writtenAt = new IdentityHashMap<>();
+  private final Map<RelNode, Integer> sizes = new IdentityHashMap<>();
+  private int lines;
+
+  private PlanText(StringWriter text) {
+    super(new PrintWriter(text), SqlExplainLevel.EXPPLAN_ATTRIBUTES, false);
+    this.text = text;
+  }
+
+  /** The text of {@code rel}. */
+  static String of(RelNode rel) {
+    PlanText writer = new PlanText(new StringWriter());
+    rel.explain(writer);
+    writer.pw.flush();
+    return writer.text.toString();
+  }
+
+  @Override
+  protected void explain_(RelNode rel, List<Pair<String, @Nullable Object>> values) {
+    Integer line = writtenAt.get(rel);
+    lines++;
+    if (line != null && size(rel) >= LARGE) {
+      pw.println(spacer + rel.getRelTypeName() + " (the subplan written at line " + line + ")");
+      return;
+    }
+    writtenAt.putIfAbsent(rel, lines);
+    super.explain_(rel, values);
+  }
+
+  /** The operators of {@code rel}'s subplan, each counted once, up to {@link #LARGE}. */
+  private int size(RelNode rel) {
+    Integer known = sizes.get(rel);
+    if (known != null) {
+      return known;
+    }
+    int size = 1;
+    for (RelNode input : rel.getInputs()) {
+      size = Math.min(LARGE, size + size(input));
+    }
+    sizes.put(rel, size);
+    return size;
+  }
+}
