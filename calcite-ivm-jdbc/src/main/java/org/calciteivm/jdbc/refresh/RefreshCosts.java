@@ -12,7 +12,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * recompute): the change rows of the last refresh of each kind and how long its merge took. Kept in
  * the catalog ({@code _ivm.views.refresh_costs}, written by each refresh's own transaction), so it
  * survives a restart; {@code CREATE MATERIALIZED VIEW} records its population as the first
- * recompute.
+ * recompute (which is no price for a view that writes its change, {@link #ofChangeWriter}).
  *
  * <p>{@link #estimate} scales a merge's time with the change rows: the work of a merge is the
  * change's rows (and, for a join, the rows they meet), while a recompute reads the whole input
@@ -29,6 +29,22 @@ public final class RefreshCosts {
   public RefreshCosts(Map<MergeStrategy, Cost> costs) {
     this.costs.putAll(costs);
     this.stored.putAll(costs);
+  }
+
+  /**
+   * The costs read from the catalog of a view whose refreshes write its change, that other views
+   * read: its population by CREATE is no price of its recompute, which also writes every row before
+   * and after as its change (a hidden view of 460,000 per-(group, value) counts at SF 1: populated
+   * in about 50 ms, recomputed with its change in 700 ms), so it is left out and {@code auto}
+   * merges until a recompute is measured.
+   */
+  static RefreshCosts ofChangeWriter(Map<MergeStrategy, Cost> costs) {
+    RefreshCosts result = new RefreshCosts(costs);
+    Cost recompute = result.costs.get(MergeStrategy.FULL_RECOMPUTE);
+    if (recompute != null && recompute.changeRows() == 0) {
+      result.costs.remove(MergeStrategy.FULL_RECOMPUTE);
+    }
+    return result;
   }
 
   /**

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.IvmDatabase;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.RefreshStatistics;
@@ -90,7 +91,7 @@ public final class ViewPrograms {
             scanned,
             deltas,
             fullRefresh,
-            new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
+            costs(duckDb, view, tracked));
     List<Variant> common = new ArrayList<>();
     for (int tableId : view.inputTableIds()) {
       ImmutableSet<Integer> changed = ImmutableSet.of(tableId);
@@ -120,7 +121,7 @@ public final class ViewPrograms {
           shape.scannedTableIds(),
           new StoredDeltas(database, view, stored, null),
           shape.fullRefresh(),
-          new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
+          costs(duckDb, view, database.catalog().trackedTables()));
     }
     List<TrackedTable> tracked = database.catalog().trackedTables();
     ViewCompiler compiler = ViewCompiler.plan(duckDb, view, tracked);
@@ -152,6 +153,15 @@ public final class ViewPrograms {
         compiler.scannedTableIds(tracked),
         new StoredDeltas(database, view, Map.of(), compiler.deltaCompiler(view, tracked)),
         compiler.fullRefreshSql(view, tracked),
-        new RefreshCosts(RefreshStatistics.costs(duckDb, view.id())));
+        costs(duckDb, view, tracked));
+  }
+
+  /** What {@code view}'s past refreshes cost, as {@code auto} may compare them. */
+  private static RefreshCosts costs(
+      Connection duckDb, ViewEntry view, Collection<TrackedTable> tracked) throws SQLException {
+    Map<MergeStrategy, RefreshStatistics.Cost> costs = RefreshStatistics.costs(duckDb, view.id());
+    return ViewCompiler.writesChange(view, tracked)
+        ? RefreshCosts.ofChangeWriter(costs)
+        : new RefreshCosts(costs);
   }
 }

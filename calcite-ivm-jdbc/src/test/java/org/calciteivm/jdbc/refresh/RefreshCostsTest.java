@@ -86,4 +86,20 @@ class RefreshCostsTest {
     costs.record(FULL, 6000, 190.0);
     assertThat(costs.recomputeCheaper(MERGE, 6000)).isFalse();
   }
+
+  @Test
+  void aViewWhoseChangeOthersReadIsNotPricedByItsPopulation() {
+    Map<MergeStrategy, Cost> measured =
+        Map.of(FULL, new Cost(0, 50.0), MERGE, new Cost(1500, 40.0));
+    // populated in 50 ms, merged in 40: a plain view recomputes once to measure the recompute
+    assertThat(new RefreshCosts(measured).recomputeCheaper(MERGE, 1500)).isTrue();
+    // a view others read would also write every row before and after as its change
+    assertThat(RefreshCosts.ofChangeWriter(measured).recomputeCheaper(MERGE, 1500)).isFalse();
+    assertThat(RefreshCosts.ofChangeWriter(measured).estimate(FULL, 1500)).isNull();
+    // a measured recompute, change written, is compared as for any view
+    RefreshCosts recomputed =
+        RefreshCosts.ofChangeWriter(
+            Map.of(FULL, new Cost(1500, 20.0), MERGE, new Cost(1500, 40.0)));
+    assertThat(recomputed.recomputeCheaper(MERGE, 1500)).isTrue();
+  }
 }
