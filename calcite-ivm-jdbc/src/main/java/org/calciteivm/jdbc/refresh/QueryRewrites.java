@@ -1,6 +1,8 @@
 package org.calciteivm.jdbc.refresh;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Predicate;
@@ -13,12 +15,13 @@ import org.calciteivm.jdbc.sql.SqlToken;
 
 /**
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
- * step read an ordinary query: DuckDB's FROM-first order ({@link FromFirst}), its short spellings
- * of standard expressions ({@link DuckDbSpellings}), its division operator {@code //} as {@code
- * divide} ({@link IntegerDivisions}, again after the rewrites below for a query that parses only
- * then), series table functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT
- * ON} as a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the
- * {@code ORDER BY} of DuckDB's ordered aggregate calls as {@code WITHIN GROUP} ({@link
+ * step read an ordinary query: DuckDB's prefix operator {@code ^@} as {@code starts_with} ({@link
+ * StartsWithOperators}), its FROM-first order ({@link FromFirst}), its short spellings of standard
+ * expressions ({@link DuckDbSpellings}), its division operator {@code //} as {@code divide} ({@link
+ * IntegerDivisions}, again after the rewrites below for a query that parses only then), series
+ * table functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a
+ * {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the {@code
+ * ORDER BY} of DuckDB's ordered aggregate calls as {@code WITHIN GROUP} ({@link
  * OrderedAggregateCalls}), {@code ASOF JOIN} as a join with the nearest rows' bounds ({@link
  * AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
  * ({@link GroupByAll}) written out, quantified comparisons ({@code x > ALL (SELECT ...)}) as {@code
@@ -49,19 +52,37 @@ public final class QueryRewrites {
               .filter(Relation::isTable)
               .map(Relation::primaryKey);
         };
+    StartsWithOperators.Parser parser = sql -> parse(duckDb, sql);
     return PlainViews.inline(
-        atCreate(query, viewName, functions, keys),
+        atCreate(query, viewName, functions, keys, parser),
         duckDb,
         isMaterialized,
-        definition -> atCreate(definition, viewName, functions, keys));
+        definition -> atCreate(definition, viewName, functions, keys, parser));
+  }
+
+  /** DuckDB's parse of {@code query}, as {@code json_serialize_sql} writes it. */
+  private static String parse(Connection duckDb, String query) throws SQLException {
+    try (PreparedStatement statement =
+        duckDb.prepareStatement("SELECT json_serialize_sql(?::VARCHAR)")) {
+      statement.setString(1, query);
+      try (ResultSet result = statement.executeQuery()) {
+        result.next();
+        return result.getString(1);
+      }
+    }
   }
 
   /**
    * {@code query}, the query of view {@code viewName}, rewritten; {@code functions} gives DuckDB's
-   * functions and {@code keys} tables' primary keys when a step needs them.
+   * functions, {@code keys} tables' primary keys and {@code parser} DuckDB's parse of a query when
+   * a step needs them.
    */
-  public static String atCreate(
-      String query, String viewName, GroupByAll.Functions functions, AsofJoins.Keys keys)
+  static String atCreate(
+      String query,
+      String viewName,
+      GroupByAll.Functions functions,
+      AsofJoins.Keys keys,
+      StartsWithOperators.Parser parser)
       throws SQLException {
     refuseColumnsExpressions(query, viewName);
     String ordinary =
@@ -75,7 +96,10 @@ public final class QueryRewrites {
                                     SelectListUnnest.rewrite(
                                         TableFunctions.rewrite(
                                             IntegerDivisions.rewrite(
-                                                DuckDbSpellings.rewrite(FromFirst.rewrite(query)))),
+                                                DuckDbSpellings.rewrite(
+                                                    FromFirst.rewrite(
+                                                        StartsWithOperators.rewrite(
+                                                            query, viewName, parser))))),
                                         viewName,
                                         functions))),
                             viewName,
