@@ -1,6 +1,8 @@
 package org.calciteivm.jdbc.ddl;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.List;
@@ -70,10 +72,19 @@ final class ViewNames {
    * The schema and name of the user's materialized view {@code name}: in {@code main} unless it
    * names a schema, which is then named as DuckDB has it (names ignore case). A name with a
    * database or in calcite-ivm's schema is refused; so is a schema that does not exist, if {@code
-   * creating} the view (else no view is found under that name).
+   * creating} the view (else no view is found under that name), and, as DuckDB refuses it for its
+   * views, a name left unquoted that is one of DuckDB's keywords no relation may take ({@code
+   * anti}, {@code pivot}): no query could read it unquoted.
    */
   static ObjectName viewName(Connection duckDb, ObjectName name, boolean creating)
       throws SQLException {
+    if (creating && !name.nameQuoted() && isRelationKeyword(duckDb, name.name())) {
+      throw new SQLSyntaxErrorException(
+          "syntax error at or near \""
+              + name.name()
+              + "\": a keyword of DuckDB names no view unless quoted",
+          "42601");
+    }
     if (name.parts().size() > 2) {
       throw new SQLSyntaxErrorException(
           "a materialized view is named by its schema and name; cannot use " + name, "0A000");
@@ -91,6 +102,19 @@ final class ViewNames {
       }
       schema = existing.orElse(name.schema());
     }
-    return ObjectName.of(List.of(schema, name.name()), name.start(), name.end());
+    return ObjectName.of(List.of(schema, name.name()), name.start(), name.end(), name.nameQuoted());
+  }
+
+  /** Whether {@code word} is a keyword of DuckDB that no table or view may take as its name. */
+  private static boolean isRelationKeyword(Connection duckDb, String word) throws SQLException {
+    try (PreparedStatement statement =
+        duckDb.prepareStatement(
+            "SELECT 1 FROM duckdb_keywords() WHERE keyword_name = lower(?)"
+                + " AND keyword_category IN ('reserved', 'type_function')")) {
+      statement.setString(1, word);
+      try (ResultSet result = statement.executeQuery()) {
+        return result.next();
+      }
+    }
   }
 }

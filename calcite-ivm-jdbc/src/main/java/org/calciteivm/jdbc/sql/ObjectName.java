@@ -11,8 +11,9 @@ import java.util.stream.Collectors;
  * @param parts the name's parts, quotes removed
  * @param start offset of its first character in the statement
  * @param end offset just past its last character
+ * @param nameQuoted whether its last part, the object's own name, is written in double quotes
  */
-public record ObjectName(ImmutableList<String> parts, int start, int end) {
+public record ObjectName(ImmutableList<String> parts, int start, int end, boolean nameQuoted) {
 
   /** The schema the name refers to: its qualifier, or {@code main} when unqualified. */
   public String schema() {
@@ -35,8 +36,13 @@ public record ObjectName(ImmutableList<String> parts, int start, int end) {
     return parts.stream().collect(Collectors.joining("."));
   }
 
-  /** Creates a name from parts. */
+  /** Creates a name from parts, its own name written without quotes. */
   public static ObjectName of(List<String> parts, int start, int end) {
-    return new ObjectName(ImmutableList.copyOf(parts), start, end);
+    return of(parts, start, end, false);
+  }
+
+  /** Creates a name from parts; {@code nameQuoted} if its own name is written in double quotes. */
+  public static ObjectName of(List<String> parts, int start, int end, boolean nameQuoted) {
+    return new ObjectName(ImmutableList.copyOf(parts), start, end, nameQuoted);
   }
 }

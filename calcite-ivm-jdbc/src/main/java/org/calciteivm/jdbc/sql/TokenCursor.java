@@ -95,14 +95,14 @@ public final class TokenCursor {
     }
     List<String> parts = new ArrayList<>();
     parts.add(first.identifier());
-    int end = first.end();
+    SqlToken last = first;
     while (peek() != null && peek().isSymbol(".") && peek(1) != null && peek(1).isIdentifier()) {
       index++;
-      SqlToken part = next();
-      parts.add(part.identifier());
-      end = part.end();
+      last = next();
+      parts.add(last.identifier());
     }
-    return ObjectName.of(parts, first.start(), end);
+    return ObjectName.of(
+        parts, first.start(), last.end(), last.kind() == SqlToken.Kind.QUOTED_IDENTIFIER);
   }
 
   /**
