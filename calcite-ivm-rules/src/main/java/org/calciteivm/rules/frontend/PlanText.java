@@ -18,23 +18,37 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * grow exponentially with the chain's length. A repeated subplan of at least {@link #LARGE}
  * operators is written again as its first line and the line it was written at.
  */
-final class PlanText extends RelWriterImpl {
+public final class PlanText extends RelWriterImpl {
   /** The fewest operators of a subplan that is written once: smaller ones are written in full. */
   static final int LARGE = 8;
 
   private final StringWriter text;
+  private final boolean withInputs;
   private final Map<RelNode, Integer> writtenAt = new IdentityHashMap<>();
   private final Map<RelNode, Integer> sizes = new IdentityHashMap<>();
   private int lines;
 
-  private PlanText(StringWriter text) {
+  private PlanText(StringWriter text, boolean withInputs) {
     super(new PrintWriter(text), SqlExplainLevel.EXPPLAN_ATTRIBUTES, false);
     this.text = text;
+    this.withInputs = withInputs;
   }
 
   /** The text of {@code rel}. */
-  static String of(RelNode rel) {
-    PlanText writer = new PlanText(new StringWriter());
+  public static String of(RelNode rel) {
+    return write(rel, true);
+  }
+
+  /**
+   * The line of {@code rel}'s own operator and attributes, without its inputs: two subplans are
+   * written alike when their operators' lines are equal and so are their inputs'.
+   */
+  public static String ownLine(RelNode rel) {
+    return write(rel, false);
+  }
+
+  private static String write(RelNode rel, boolean withInputs) {
+    PlanText writer = new PlanText(new StringWriter(), withInputs);
     rel.explain(writer);
     writer.pw.flush();
     return writer.text.toString();
@@ -42,6 +56,16 @@ final class PlanText extends RelWriterImpl {
 
   @Override
   protected void explain_(RelNode rel, List<Pair<String, @Nullable Object>> values) {
+    if (!withInputs) {
+      StringBuilder own = new StringBuilder(rel.getRelTypeName()).append('(');
+      for (Pair<String, @Nullable Object> value : values) {
+        if (!(value.right instanceof RelNode)) {
+          own.append(value.left).append("=[").append(value.right).append("], ");
+        }
+      }
+      pw.print(own.append(')'));
+      return;
+    }
     Integer line = writtenAt.get(rel);
     lines++;
     if (line != null && size(rel) >= LARGE) {

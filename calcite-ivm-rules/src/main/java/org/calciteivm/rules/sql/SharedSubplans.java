@@ -1,8 +1,6 @@
 package org.calciteivm.rules.sql;
 
 import com.google.common.collect.ImmutableList;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -17,14 +15,11 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
-import org.apache.calcite.rel.externalize.RelWriterImpl;
 import org.apache.calcite.rel.logical.LogicalTableScan;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.schema.impl.ListTransientTable;
 import org.apache.calcite.sql.SqlDialect;
-import org.apache.calcite.sql.SqlExplainLevel;
-import org.apache.calcite.util.Pair;
-import org.checkerframework.checker.nullness.qual.Nullable;
+import org.calciteivm.rules.frontend.PlanText;
 
 /**
  * The subplans a plan reads more than once, to be written once each, as a materialized common table
@@ -127,7 +122,7 @@ final class SharedSubplans {
       return known;
     }
     List<String> inputs = new ArrayList<>();
-    StringBuilder key = new StringBuilder(OwnLine.of(rel));
+    StringBuilder key = new StringBuilder(PlanText.ownLine(rel));
     int height = 0;
     for (RelNode input : rel.getInputs()) {
       String inputKey = describe(input, keys, subplans);
@@ -170,34 +165,6 @@ final class SharedSubplans {
     Shared added = new Shared(PREFIX + (shared.size() + 1), result);
     shared.put(subplan.key, added);
     return scanOf(added.name(), rel);
-  }
-
-  /** The line Calcite's text of a plan gives an operator, without the lines of its inputs. */
-  private static final class OwnLine extends RelWriterImpl {
-    private final StringWriter line;
-
-    private OwnLine(StringWriter line) {
-      super(new PrintWriter(line), SqlExplainLevel.EXPPLAN_ATTRIBUTES, false);
-      this.line = line;
-    }
-
-    static String of(RelNode rel) {
-      OwnLine writer = new OwnLine(new StringWriter());
-      rel.explain(writer);
-      writer.pw.flush();
-      return writer.line.toString();
-    }
-
-    @Override
-    protected void explain_(RelNode rel, List<Pair<String, @Nullable Object>> values) {
-      StringBuilder text = new StringBuilder(rel.getRelTypeName()).append('(');
-      for (Pair<String, @Nullable Object> value : values) {
-        if (!(value.right instanceof RelNode)) {
-          text.append(value.left).append("=[").append(value.right).append("], ");
-        }
-      }
-      pw.print(text.append(')'));
-    }
   }
 
   /**
