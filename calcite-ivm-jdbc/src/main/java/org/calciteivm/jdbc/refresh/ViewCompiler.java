@@ -283,14 +283,8 @@ public final class ViewCompiler {
     return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
   }
 
-  /** Whether a refresh of {@code view} writes its change: other views read it. */
-  static boolean writesChange(ViewEntry view, Collection<TrackedTable> tracked) {
-    return changeLog(view, tracked) != null;
-  }
-
   /** The change log of {@code view} (its user view, tracked) if other views read it, else null. */
-  private static @Nullable TrackedTable changeLog(
-      ViewEntry view, Collection<TrackedTable> tracked) {
+  static @Nullable TrackedTable changeLog(ViewEntry view, Collection<TrackedTable> tracked) {
     return tracked.stream()
         .filter(
             t ->

@@ -160,7 +160,8 @@ public final class ViewPrograms {
   private static RefreshCosts costs(
       Connection duckDb, ViewEntry view, Collection<TrackedTable> tracked) throws SQLException {
     Map<MergeStrategy, RefreshStatistics.Cost> costs = RefreshStatistics.costs(duckDb, view.id());
-    return ViewCompiler.writesChange(view, tracked)
+    // a view other views read writes its change as it refreshes
+    return ViewCompiler.changeLog(view, tracked) != null
         ? RefreshCosts.ofChangeWriter(costs)
         : new RefreshCosts(costs);
   }
