@@ -16,7 +16,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * several places written out once. A delta plan is a graph: the change of an outer join's input is
  * read by several terms, and so on down a chain of outer joins, so written as a tree its text would
  * grow exponentially with the chain's length. A repeated subplan of at least {@link #LARGE}
- * operators is written again as its first line and the line it was written at.
+ * operators is written again as one line: its operator, and the line of the plan it was first
+ * written at.
  */
 public final class PlanText extends RelWriterImpl {
   /** The fewest operators of a subplan that is written once: smaller ones are written in full. */
@@ -69,7 +70,7 @@ public final class PlanText extends RelWriterImpl {
     Integer line = writtenAt.get(rel);
     lines++;
     if (line != null && size(rel) >= LARGE) {
-      pw.println(spacer + rel.getRelTypeName() + " (the subplan written at line " + line + ")");
+      pw.println(spacer + rel.getRelTypeName() + " (as written at line " + line + " of this plan)");
       return;
     }
     writtenAt.putIfAbsent(rel, lines);
