@@ -1,6 +1,8 @@
 package org.calciteivm.rules.delta;
 
 import com.google.common.collect.ImmutableList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.calcite.plan.Contexts;
@@ -8,7 +10,6 @@ import org.apache.calcite.plan.RelOptListener;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelShuttleImpl;
 import org.apache.calcite.rel.core.Aggregate;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.rules.IvmPrograms;
@@ -51,18 +52,26 @@ public record DeltaDerivation(RelNode plan, ImmutableList<String> prunedTerms) {
     planner.setRoot(
         view instanceof Aggregate aggregate ? ChangeOf.ofState(aggregate) : ChangeOf.create(view));
     RelNode delta = planner.findBestExp();
-    delta.accept(
-        new RelShuttleImpl() {
-          @Override
-          public RelNode visit(RelNode other) {
-            if (other instanceof ChangeOf) {
-              throw new IllegalStateException(
-                  "no delta rule applies to " + ((ChangeOf) other).getInput().getRelTypeName());
-            }
-            return super.visit(other);
-          }
-        });
+    requireNoChangeLeft(delta, Collections.newSetFromMap(new IdentityHashMap<>()));
     return new DeltaDerivation(delta, ImmutableList.copyOf(pruned.terms));
+  }
+
+  /**
+   * Fails if a {@link ChangeOf} is left in {@code rel}; each node is looked at once, however many
+   * terms read it (the plan is a graph: a chain of outer joins reads each input's change in several
+   * terms, and walked as a tree it is exponentially larger).
+   */
+  private static void requireNoChangeLeft(RelNode rel, Set<RelNode> seen) {
+    if (!seen.add(rel)) {
+      return;
+    }
+    if (rel instanceof ChangeOf change) {
+      throw new IllegalStateException(
+          "no delta rule applies to " + change.getInput().getRelTypeName());
+    }
+    for (RelNode input : rel.getInputs()) {
+      requireNoChangeLeft(input, seen);
+    }
   }
 
   /**
