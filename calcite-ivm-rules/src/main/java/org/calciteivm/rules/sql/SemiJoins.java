@@ -7,6 +7,8 @@ import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelShuttleImpl;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.logical.LogicalJoin;
@@ -53,7 +55,7 @@ public final class SemiJoins {
   }
 
   private static RelNode semiJoin(LogicalJoin join) {
-    if (join.getJoinType() != JoinRelType.INNER) {
+    if (join.getJoinType() != JoinRelType.INNER || filtersAJoin(join.getLeft())) {
       return null;
     }
     RelNode right = join.getRight();
@@ -127,5 +129,14 @@ public final class SemiJoins {
     }
     builder.project(columns, join.getRowType().getFieldNames(), true);
     return builder.build();
+  }
+
+  /**
+   * Whether {@code rel} filters a join, as a {@code WHERE} above an outer join does: Calcite writes
+   * a semi-join over it as {@code EXISTS} naming the outer side by an alias the query does not
+   * define (a binder error in DuckDB), so such a join keeps its {@code DISTINCT}.
+   */
+  private static boolean filtersAJoin(RelNode rel) {
+    return rel instanceof Filter filter && filter.getInput() instanceof Join;
   }
 }
