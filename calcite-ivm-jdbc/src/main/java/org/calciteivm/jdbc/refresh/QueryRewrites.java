@@ -43,7 +43,10 @@ public final class QueryRewrites {
   public static String atCreate(
       String query, String viewName, Connection duckDb, Predicate<List<String>> isMaterialized)
       throws SQLException {
-    GroupByAll.Functions functions = () -> DuckDbFunctions.read(duckDb);
+    // read once for all the rewrites of one CREATE: each reads every function DuckDB has
+    DuckDbFunctions[] read = {null};
+    GroupByAll.Functions functions =
+        () -> read[0] != null ? read[0] : (read[0] = DuckDbFunctions.read(duckDb));
     AsofJoins.Keys keys =
         table -> {
           String schema = table.size() > 1 ? table.get(table.size() - 2) : "main";
