@@ -11,6 +11,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -65,9 +66,9 @@ public final class CountedSubqueries {
     if (select.getWhere() != null) {
       rewriter.visit(select.getWhere(), false, true);
     }
-    if (!rewriter.aggregates(select)) {
-      // the select list's subqueries, which ScalarSubqueries moves only when the query does not
-      // aggregate
+    if (hasSubquery(select.getSelectList())
+        && ScalarSubqueries.movesSelectList(select, functions.read())) {
+      // the select list's subqueries, written as counts only where ScalarSubqueries moves them
       for (SqlNode item : select.getSelectList()) {
         rewriter.visit(item, true, false);
       }
@@ -75,6 +76,20 @@ public final class CountedSubqueries {
     return replacements.isEmpty()
         ? query
         : text.replaced(new QueryText.Range(0, query.length()), replacements);
+  }
+
+  /** Whether {@code items} hold a subquery. */
+  private static boolean hasSubquery(SqlNodeList items) {
+    boolean[] found = {false};
+    items.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            found[0] |= call instanceof SqlSelect;
+            return found[0] ? null : super.visit(call);
+          }
+        });
+    return found[0];
   }
 
   /** The name the outer query's only relation is read by (alias or table name); null if several. */
@@ -219,13 +234,6 @@ public final class CountedSubqueries {
                 + " = 0))");
       }
       return true;
-    }
-
-    /** Whether {@code select} groups or aggregates. */
-    boolean aggregates(SqlSelect select) throws SQLException {
-      return (select.getGroup() != null && !select.getGroup().isEmpty())
-          || select.getHaving() != null
-          || aggregatesOrWindows(select.getSelectList());
     }
 
     /**

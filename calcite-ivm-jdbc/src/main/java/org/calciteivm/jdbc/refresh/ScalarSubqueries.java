@@ -72,6 +72,16 @@ public final class ScalarSubqueries {
   static final int MAX_LEFT_JOINS = 8;
 
   /**
+   * Whether the subqueries of {@code select}'s select list are moved into FROM: when it neither
+   * groups nor aggregates, so that each row of FROM is a row of the query.
+   */
+  static boolean movesSelectList(SqlSelect select, DuckDbFunctions duckDb) {
+    return (select.getGroup() == null || select.getGroup().isEmpty())
+        && select.getHaving() == null
+        && select.getSelectList().stream().noneMatch(i -> GroupByAll.aggregates(i, duckDb));
+  }
+
+  /**
    * {@code query}, the query of view {@code viewName}, with its scalar subqueries moved; {@code
    * query} itself if it has none.
    */
@@ -91,11 +101,7 @@ public final class ScalarSubqueries {
       return query;
     }
     DuckDbFunctions duckDb = functions.read();
-    boolean aggregates =
-        (select.getGroup() != null && !select.getGroup().isEmpty())
-            || select.getHaving() != null
-            || select.getSelectList().stream().anyMatch(i -> GroupByAll.aggregates(i, duckDb));
-    if (!aggregates) {
+    if (movesSelectList(select, duckDb)) {
       found.addAll(inItems);
     }
     QueryText text = new QueryText(query);
