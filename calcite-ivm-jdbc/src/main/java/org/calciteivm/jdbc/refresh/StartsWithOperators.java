@@ -125,15 +125,7 @@ final class StartsWithOperators {
 
   /** The offset in {@code text} of the character at UTF-8 byte offset {@code bytes}. */
   private static int charOffset(String text, int bytes) {
-    int counted = 0;
-    for (int i = 0; i < text.length(); ) {
-      if (counted >= bytes) {
-        return i;
-      }
-      int codePoint = text.codePointAt(i);
-      counted += new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
-      i += Character.charCount(codePoint);
-    }
-    return text.length();
+    byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+    return new String(utf8, 0, Math.min(bytes, utf8.length), StandardCharsets.UTF_8).length();
   }
 }

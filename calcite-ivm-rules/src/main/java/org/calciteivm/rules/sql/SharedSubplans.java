@@ -30,8 +30,8 @@ import org.calciteivm.rules.frontend.PlanText;
  * {@code DISTINCT} for the keys the change touches. A subplan is shared when it occurs twice or
  * more (the same operators over the same inputs, by Calcite's text of the plan) and joins or
  * aggregates rows read from a table: cheaper ones are left where they are, since a materialized
- * result has a cost of its own. The outermost such subplans are shared; a repeat inside one is not
- * looked for.
+ * result has a cost of its own. A repeat inside a shared subplan is shared too when that subplan
+ * itself reads it more than once (see {@link #of}).
  *
  * <p>Identity: a query over deterministic relations gives the same rows wherever it is evaluated
  * within one statement, so reading its materialized rows in place of each occurrence changes
@@ -58,7 +58,7 @@ final class SharedSubplans {
    *
    * <p>A subplan is read as often as the subplans that contain it are written: once for a shared
    * one, as often as it is read for one written in place. Counting that way, over the distinct
-   * subplans from the largest down (a subplan's text is longer than any it contains), shares the
+   * subplans from the outermost down (a subplan is taller than any it contains), shares the
    * outermost repeats and also the repeats inside them. A chain of outer joins needs the latter:
    * the change of each join's preserved input is read by several terms, and so is the change of
    * that input's own input inside it, which written in place would make the text exponential in the
