@@ -269,12 +269,12 @@ final class IvmEquation {
               .isLessThanOrEqualTo(rows);
         }
       }
-      for (List<StateLayout.Column> call : byAggregate(state)) {
+      for (List<String> call : state.calls()) {
         if (call.size() == 2) {
           // a sum and its non-null count (SUM, AVG)
-          String value = call.get(0).name();
+          String value = call.get(0);
           int sum = names.indexOf(value);
-          if (((BigDecimal) group.get(names.indexOf(call.get(1).name()))).signum() == 0) {
+          if (((BigDecimal) group.get(names.indexOf(call.get(1)))).signum() == 0) {
             // over no non-null value the sum is NULL; what was added must have cancelled out
             assertThat(group.get(sum) == null || ((BigDecimal) group.get(sum)).signum() == 0)
                 .as("sum %s over no value in group %s%n%s", value, group, description)
@@ -296,17 +296,6 @@ final class IvmEquation {
       group.add(column.kind() == Kind.COUNT ? BigDecimal.ZERO : null);
     }
     return group;
-  }
-
-  /** The hidden columns of each aggregate, in order. */
-  private static List<List<StateLayout.Column>> byAggregate(StateLayout state) {
-    Map<Integer, List<StateLayout.Column>> calls = new LinkedHashMap<>();
-    for (StateLayout.Column column : state.columns()) {
-      if (column.aggregate() >= 0) {
-        calls.computeIfAbsent(column.aggregate(), i -> new ArrayList<>()).add(column);
-      }
-    }
-    return new ArrayList<>(calls.values());
   }
 
   private static void requireNoMinMax(StateLayout state, String sql) {

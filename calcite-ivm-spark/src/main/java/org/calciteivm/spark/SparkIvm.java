@@ -331,15 +331,27 @@ public final class SparkIvm {
     if (cached != null && cached.query().equals(query) && cached.current(spark)) {
       return cached;
     }
-    Compiled fresh = compile(view, query);
+    Compiled fresh = compile(view, query, false);
+    // a view stored before aggregates shared their sums and counts keeps a column per call
+    Set<String> storedColumns = new HashSet<>();
+    stored.schema().columns().forEach(c -> storedColumns.add(c.name()));
+    if (!new HashSet<>(fresh.view().stateLayout().columnNames()).containsAll(storedColumns)
+        && fresh.view().aggregate() != null) {
+      fresh = compile(view, query, true);
+    }
     compiled.put(storedName, fresh);
     return fresh;
   }
 
   private Compiled compile(String view, String query) throws SQLException {
+    return compile(view, query, false);
+  }
+
+  private Compiled compile(String view, String query, boolean separateState) throws SQLException {
     SparkSchemas schemas = new SparkSchemas(spark);
+    IvmCompiler compiler = IvmCompiler.over(schemas.defaultSchema());
     MaintainedView maintained =
-        IvmCompiler.over(schemas.defaultSchema())
+        (separateState ? compiler.withSeparateState() : compiler)
             .withParser(PARSER)
             .withTypeSystem(SparkTypeSystem.INSTANCE)
             .withTarget(SqlTarget.standard(SparkSqlDialect.DEFAULT))

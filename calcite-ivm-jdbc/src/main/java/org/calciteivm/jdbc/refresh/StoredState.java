@@ -52,4 +52,17 @@ final class StoredState {
     }
     return ordered;
   }
+
+  /**
+   * Whether {@code view}'s table has columns {@code state} lacks: an earlier version stored it with
+   * a column per aggregate call and measure, and it keeps that layout ({@link
+   * org.calciteivm.rules.api.IvmCompiler#withSeparateState}).
+   */
+  static boolean separate(Connection connection, ViewEntry view, AggregateState state)
+      throws SQLException {
+    List<String> stored =
+        DuckDbCatalog.columnNames(
+            connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
+    return !state.columnNames().containsAll(stored);
+  }
 }

@@ -89,7 +89,8 @@ public final class ViewCompiler {
       ViewSqlPlanner planner,
       String viewName,
       String query,
-      String userQuery)
+      String userQuery,
+      boolean separateState)
       throws SQLException {
     this.connection = connection;
     this.userQuery = userQuery.trim();
@@ -97,8 +98,9 @@ public final class ViewCompiler {
     this.viewName = viewName;
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
     this.query = query.trim();
+    IvmCompiler compiler = IvmCompiler.ofPlans(SqlTarget.duckDb());
     this.maintained =
-        IvmCompiler.ofPlans(SqlTarget.duckDb())
+        (separateState ? compiler.withSeparateState() : compiler)
             .compile(viewName, ListElementAggregates.fold(planner.toRel(viewName, query)));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
@@ -129,7 +131,8 @@ public final class ViewCompiler {
       String userQuery,
       Collection<TrackedTable> tracked)
       throws SQLException {
-    return plan(connection, viewName, query, userQuery, tracked, DuckDbFunctions.read(connection));
+    return plan(
+        connection, viewName, query, userQuery, tracked, DuckDbFunctions.read(connection), false);
   }
 
   private static ViewCompiler plan(
@@ -138,14 +141,15 @@ public final class ViewCompiler {
       String query,
       String userQuery,
       Collection<TrackedTable> tracked,
-      DuckDbFunctions functions)
+      DuckDbFunctions functions,
+      boolean separateState)
       throws SQLException {
     CalciteSchemas.PlanningSchema schema =
         CalciteSchemas.build(connection, DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
         new ViewSqlPlanner(
             schema.root().getSubSchema("main"), DuckDbTypeSystem.INSTANCE, functions);
-    return new ViewCompiler(connection, schema, planner, viewName, query, userQuery);
+    return new ViewCompiler(connection, schema, planner, viewName, query, userQuery, separateState);
   }
 
   /**
@@ -162,7 +166,13 @@ public final class ViewCompiler {
                     view.query(), view.id(), view.name(), functions, columnNames(connection))
                 .query()
             : view.query();
-    return plan(connection, view.name(), query, view.query(), tracked, functions);
+    ViewCompiler compiler =
+        plan(connection, view.name(), query, view.query(), tracked, functions, false);
+    Aggregate aggregate = compiler.analysis.aggregate();
+    return aggregate == null
+            || !StoredState.separate(connection, view, AggregateState.of(aggregate))
+        ? compiler
+        : plan(connection, view.name(), query, view.query(), tracked, functions, true);
   }
 
   /**
@@ -320,8 +330,9 @@ public final class ViewCompiler {
   private String readSql(String stateSql, Aggregate aggregate, AggregateState state)
       throws SQLException {
     RelBuilder builder = IvmRelBuilders.withSchemaOf(plan);
-    RelNode stored =
-        builder.transientScan(STATE, storedStateType(builder, aggregate, state)).build();
+    // the stored state's row type: the state query's over the aggregate's input
+    RelDataType stateType = state.stateAggregate(builder, aggregate.getInput()).getRowType();
+    RelNode stored = builder.transientScan(STATE, stateType).build();
     // the groups' columns get plain names: the unparser would not keep Calcite's EXPR$0
     RelDataTypeFactory.Builder groupType = builder.getTypeFactory().builder();
     List<String> groupColumns = new ArrayList<>();
@@ -366,12 +377,6 @@ public final class ViewCompiler {
         + ") AS q("
         + String.join(", ", aliases)
         + ")";
-  }
-
-  /** The row type of the stored state: the state query's over the aggregate's input. */
-  private static RelDataType storedStateType(
-      RelBuilder builder, Aggregate aggregate, AggregateState state) {
-    return state.stateAggregate(builder, aggregate.getInput()).getRowType();
   }
 
   /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */

@@ -5,15 +5,22 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.hint.HintPredicates;
+import org.apache.calcite.rel.hint.HintStrategyTable;
+import org.apache.calcite.rel.hint.RelHint;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
 import org.apache.calcite.util.ImmutableBitSet;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The state a stored aggregate view keeps per group so that every change is invertible, and the
@@ -22,7 +29,9 @@ import org.apache.calcite.util.ImmutableBitSet;
  * <p>Per group: the group keys {@code k1..kn}; {@code _ivm_count}, the group's row count (a group
  * exists exactly while it is positive, never because a SUM became 0); and per aggregate {@code ai}
  * the state columns of its {@link MaintainedAggregate kind} ({@code ai_sum} and {@code ai_count}
- * for SUM, ...).
+ * for SUM, ...). A column whose {@linkplain StateColumn.Measure measure} an earlier column holds is
+ * not stored again: {@code AVG(x)} beside {@code SUM(x)} reads the sum's columns, and the count of
+ * a never-NULL {@code x} is {@code _ivm_count} (TPC-H Q1: 8 state columns instead of 18).
  *
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
  * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights,
@@ -38,32 +47,65 @@ public final class AggregateState {
   public static final String COUNT_COLUMN = "_ivm_count";
 
   /**
+   * The hint on an aggregate whose view an earlier version stored with a state per aggregate call,
+   * measures not shared: its state keeps that layout ({@link
+   * org.calciteivm.rules.api.IvmCompiler#withSeparateState}).
+   */
+  public static final String SEPARATE_STATE = "ivm_separate_state";
+
+  /**
    * One aggregate of the view and its state.
    *
    * @param call the aggregate call
    * @param kind how it is maintained
-   * @param columns its state columns
+   * @param prefix the prefix of the names of the state columns it owns ({@code a3})
+   * @param columns its state columns, in its kind's order: its own, or a column of the same
+   *     {@linkplain StateColumn.Measure measure} an earlier aggregate (or the row count) owns
+   * @param owned per column, whether this aggregate owns it, and so computes and names it
    */
   public record Maintained(
       AggregateCall call,
       MaintainedAggregate kind,
       String prefix,
-      ImmutableList<StateColumn> columns) {
+      ImmutableList<StateColumn> columns,
+      ImmutableList<Boolean> owned) {
 
-    /** The names of the columns of its change: its state columns', then its change-only ones. */
+    /** The columns it owns, in order. */
+    public ImmutableList<StateColumn> ownColumns() {
+      return ownedOf(columns);
+    }
+
+    /**
+     * Of {@code perColumn} (one element per state column, maybe followed by more), those of the
+     * columns it owns, and all after the state columns.
+     */
+    <T> ImmutableList<T> ownedOf(List<T> perColumn) {
+      ImmutableList.Builder<T> own = ImmutableList.builder();
+      for (int i = 0; i < perColumn.size(); i++) {
+        if (i >= owned.size() || owned.get(i)) {
+          own.add(perColumn.get(i));
+        }
+      }
+      return own.build();
+    }
+
+    /**
+     * The names of the columns of its change: its own state columns', then its change-only ones.
+     */
     ImmutableList<String> deltaColumns() {
-      ImmutableList.Builder<String> names = ImmutableList.builder();
-      columns.forEach(c -> names.add(c.name()));
+      List<String> names = new ArrayList<>(names(0, columns.size()));
       names.addAll(kind.deltaOnlyColumns(prefix));
-      return names.build();
+      return ownedOf(names);
     }
 
-    /** The names of the state columns its first pass computes: all but the counted last ones. */
+    /**
+     * The names of the own state columns its first pass computes: all but the counted last ones.
+     */
     List<String> firstPass() {
-      return names(0, columns.size() - kind.countedColumns());
+      return ownedOf(names(0, columns.size() - kind.countedColumns()));
     }
 
-    /** The names of the state columns counted in a second pass. */
+    /** The names of the state columns counted in a second pass (always its own). */
     List<String> counted() {
       return names(columns.size() - kind.countedColumns(), columns.size());
     }
@@ -117,7 +159,14 @@ public final class AggregateState {
     this.keys = keys.build();
     ImmutableList.Builder<Maintained> calls = ImmutableList.builder();
     ImmutableList.Builder<StateColumn> state = ImmutableList.builder();
-    state.add(new StateColumn(COUNT_COLUMN, StateColumn.Kind.COUNT));
+    StateColumn rowCount = new StateColumn(COUNT_COLUMN, StateColumn.Kind.COUNT);
+    state.add(rowCount);
+    // the column of each shared measure, by what it measures; none if the view's state predates
+    // sharing (SEPARATE_STATE)
+    boolean shares =
+        aggregate.getHints().stream().noneMatch(h -> h.hintName.equals(SEPARATE_STATE));
+    Map<String, StateColumn> byMeasure = new HashMap<>();
+    byMeasure.put(measured(StateColumn.Measure.COUNT, List.of(), -1), rowCount);
     int i = 1;
     for (AggregateCall call : aggregate.getAggCallList()) {
       MaintainedAggregate kind =
@@ -125,12 +174,80 @@ public final class AggregateState {
               .orElseThrow(
                   () -> new IllegalArgumentException("aggregate " + call + " is not maintained"));
       String prefix = "a" + i++;
-      ImmutableList<StateColumn> columns = ImmutableList.copyOf(kind.stateColumns(prefix));
-      calls.add(new Maintained(call, kind, prefix, columns));
-      state.addAll(columns);
+      List<StateColumn> own = kind.stateColumns(prefix);
+      List<StateColumn.@Nullable Measure> measures = kind.measures();
+      ImmutableList.Builder<StateColumn> columns = ImmutableList.builder();
+      ImmutableList.Builder<Boolean> owned = ImmutableList.builder();
+      for (int c = 0; c < own.size(); c++) {
+        String measure = shares ? measure(call, measures.get(c)) : null;
+        StateColumn shared = measure == null ? null : byMeasure.get(measure);
+        if (shared != null) {
+          columns.add(shared);
+          owned.add(false);
+        } else {
+          columns.add(own.get(c));
+          owned.add(true);
+          state.add(own.get(c));
+          if (measure != null) {
+            byMeasure.put(measure, own.get(c));
+          }
+        }
+      }
+      calls.add(new Maintained(call, kind, prefix, columns.build(), owned.build()));
     }
     this.calls = calls.build();
     this.state = state.build();
+  }
+
+  /**
+   * What a state column of {@code call} holding {@code measure} measures, as a key equal for
+   * columns that always hold the same value; null if it is not shared ({@code measure} null, or a
+   * DISTINCT call). A count of non-null arguments leaves out those never NULL in the aggregate's
+   * input (a LEFT join's padded side is nullable there), so that {@code COUNT(x)} of a NOT NULL
+   * {@code x} is the row count.
+   */
+  private @Nullable String measure(AggregateCall call, StateColumn.@Nullable Measure measure) {
+    if (measure == null || call.isDistinct()) {
+      return null;
+    }
+    List<Integer> args = call.getArgList();
+    if (measure == StateColumn.Measure.SUM) {
+      return measured(measure, args.subList(0, 1), call.filterArg);
+    }
+    List<RelDataTypeField> input = aggregate.getInput().getRowType().getFieldList();
+    return measured(
+        measure,
+        args.stream().filter(a -> input.get(a).getType().isNullable()).toList(),
+        call.filterArg);
+  }
+
+  private static String measured(StateColumn.Measure measure, List<Integer> args, int filterArg) {
+    return measure + args.toString() + " FILTER " + filterArg;
+  }
+
+  /**
+   * {@code plan} with its aggregates hinted {@link #SEPARATE_STATE}: their state keeps a column per
+   * aggregate call and measure, as versions before shared measures stored it.
+   */
+  public static RelNode separate(RelNode plan) {
+    RelOptCluster cluster = plan.getCluster();
+    if (cluster.getHintStrategies() == HintStrategyTable.EMPTY) {
+      // Calcite's planners check each hint against its cluster's strategies (a view's plan from
+      // SQL has none; an engine's own plan may have its own, which do not need this hint)
+      cluster.setHintStrategies(
+          HintStrategyTable.builder()
+              .hintStrategy(SEPARATE_STATE, HintPredicates.AGGREGATE)
+              .build());
+    }
+    RelHint hint = RelHint.builder(SEPARATE_STATE).build();
+    return plan.accept(
+        new RelHomogeneousShuttle() {
+          @Override
+          public RelNode visit(RelNode other) {
+            RelNode visited = super.visit(other);
+            return visited instanceof Aggregate a ? a.attachHints(List.of(hint)) : visited;
+          }
+        });
   }
 
   /** The state layout of {@code aggregate}, whose calls the view analysis has accepted. */
@@ -231,7 +348,7 @@ public final class AggregateState {
     for (Maintained c : calls) {
       List<AggCall> changes =
           c.kind().delta(builder, weight, builder.fields(c.call().getArgList()));
-      addNamed(builder, c, changes, c.deltaColumns(), deltaCalls);
+      addNamed(builder, c, c.ownedOf(changes), c.deltaColumns(), deltaCalls);
     }
     return aggregateWithKeys(builder, deltaCalls, deltaColumnNames());
   }
@@ -437,7 +554,7 @@ public final class AggregateState {
     names.add(COUNT_COLUMN);
     for (Maintained c : calls) {
       List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
-      addNamed(builder, c, computed, c.firstPass(), stateCalls);
+      addNamed(builder, c, c.ownedOf(computed), c.firstPass(), stateCalls);
       names.addAll(c.firstPass());
     }
     return stateCalls;

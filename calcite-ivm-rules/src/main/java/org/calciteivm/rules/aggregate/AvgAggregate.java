@@ -6,6 +6,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code AVG(x)}: the state of a {@link SumAggregate SUM} (sum and non-null count); the value is
@@ -19,6 +20,11 @@ final class AvgAggregate implements MaintainedAggregate {
   @Override
   public List<StateColumn> stateColumns(String prefix) {
     return sum.stateColumns(prefix);
+  }
+
+  @Override
+  public List<StateColumn.@Nullable Measure> measures() {
+    return sum.measures();
   }
 
   @Override

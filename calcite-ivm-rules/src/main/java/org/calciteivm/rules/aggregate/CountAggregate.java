@@ -4,6 +4,7 @@ import java.util.List;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code COUNT(*)} and {@code COUNT(x, ...)}: the state is the count itself; a row's weight counts
@@ -14,6 +15,11 @@ final class CountAggregate implements MaintainedAggregate {
   @Override
   public List<StateColumn> stateColumns(String prefix) {
     return List.of(new StateColumn(prefix + "_count", StateColumn.Kind.COUNT));
+  }
+
+  @Override
+  public List<StateColumn.@Nullable Measure> measures() {
+    return List.of(StateColumn.Measure.COUNT);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package org.calciteivm.rules.aggregate;
 
+import java.util.Collections;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
@@ -20,6 +21,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public interface MaintainedAggregate {
   /** The state columns of one call, named after {@code prefix} ({@code a1_sum}, ...). */
   List<StateColumn> stateColumns(String prefix);
+
+  /**
+   * Per {@linkplain #stateColumns state column}, in order, the measure it holds if it is one that
+   * other aggregates' state may hold too ({@link StateColumn.Measure}), else null: the stored state
+   * keeps each measure once ({@link AggregateState}). None is shared by default.
+   */
+  default List<StateColumn.@Nullable Measure> measures() {
+    return Collections.nCopies(stateColumns("a").size(), null);
+  }
 
   /**
    * The aggregate calls that compute the state of a group from its rows, one per state column but

@@ -75,6 +75,20 @@ public record StateColumn(String name, Kind kind, @Nullable String extreme) {
     return "CASE WHEN " + deleted + " = " + value + " THEN " + deletedCount + " ELSE 0 END";
   }
 
+  /**
+   * A linear measure of a group's rows that the state of several aggregates may need: {@code
+   * SUM(x)} and {@code AVG(x)} both keep the sum of {@code x} and the count of its non-null values,
+   * {@code COUNT(x)} that count, and where {@code x} is never NULL that count is the group's row
+   * count. The stored state keeps each once; every refresh writes every stored column, so a column
+   * less is a cost less.
+   */
+  public enum Measure {
+    /** The count of the rows where the aggregate's arguments are all non-null. */
+    COUNT,
+    /** The sum of the aggregate's first argument. */
+    SUM
+  }
+
   /** What a state column holds, which decides how a change is merged into it. */
   public enum Kind {
     /** A count: merged by addition; a group's new count starts at zero. */

@@ -5,6 +5,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * {@code SUM(x)}: the state is the sum and the count of non-null values, so that a sum over only
@@ -25,6 +26,11 @@ final class SumAggregate implements MaintainedAggregate {
     return List.of(
         new StateColumn(prefix + "_sum", StateColumn.Kind.SUM),
         new StateColumn(prefix + "_count", StateColumn.Kind.COUNT));
+  }
+
+  @Override
+  public List<StateColumn.@Nullable Measure> measures() {
+    return List.of(StateColumn.Measure.SUM, StateColumn.Measure.COUNT);
   }
 
   @Override

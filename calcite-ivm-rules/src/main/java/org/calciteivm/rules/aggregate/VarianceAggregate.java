@@ -1,5 +1,6 @@
 package org.calciteivm.rules.aggregate;
 
+import java.util.Arrays;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -45,6 +46,12 @@ final class VarianceAggregate implements MaintainedAggregate {
         new StateColumn(prefix + "_count", StateColumn.Kind.COUNT),
         new StateColumn(prefix + "_sum", StateColumn.Kind.SUM),
         new StateColumn(prefix + "_sumsq", StateColumn.Kind.SUM));
+  }
+
+  @Override
+  public List<StateColumn.@Nullable Measure> measures() {
+    // its sums are of the value widened (summed), not of the value as SUM sums it
+    return Arrays.asList(StateColumn.Measure.COUNT, null, null);
   }
 
   @Override

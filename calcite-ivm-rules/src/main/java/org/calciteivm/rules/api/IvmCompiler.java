@@ -15,6 +15,7 @@ import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmPrograms;
+import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -56,19 +57,26 @@ public final class IvmCompiler {
   private final SqlTarget target;
   private final DeltaRelations deltaRelations;
 
+  /**
+   * Whether views keep a state per aggregate call, as stored by versions before shared measures.
+   */
+  private final boolean separateState;
+
   private IvmCompiler(
       @Nullable SchemaPlus schema,
       RelDataTypeSystem typeSystem,
       SqlOperatorTable functions,
       SqlParser.Config parser,
       SqlTarget target,
-      DeltaRelations deltaRelations) {
+      DeltaRelations deltaRelations,
+      boolean separateState) {
     this.schema = schema;
     this.typeSystem = Objects.requireNonNull(typeSystem, "typeSystem");
     this.functions = Objects.requireNonNull(functions, "functions");
     this.parser = Objects.requireNonNull(parser, "parser");
     this.target = Objects.requireNonNull(target, "target");
     this.deltaRelations = Objects.requireNonNull(deltaRelations, "deltaRelations");
+    this.separateState = separateState;
   }
 
   /**
@@ -82,7 +90,8 @@ public final class IvmCompiler {
         SqlOperatorTables.of(),
         SqlParser.Config.DEFAULT,
         SqlTarget.standard(AnsiSqlDialect.DEFAULT),
-        DeltaRelations.changingTables());
+        DeltaRelations.changingTables(),
+        false);
   }
 
   /**
@@ -97,7 +106,8 @@ public final class IvmCompiler {
         SqlOperatorTables.of(),
         ViewSqlPlanner.PARSER,
         SqlTarget.duckDb(),
-        DeltaRelations.changingTables());
+        DeltaRelations.changingTables(),
+        false);
   }
 
   /**
@@ -111,34 +121,50 @@ public final class IvmCompiler {
         SqlOperatorTables.of(),
         SqlParser.Config.DEFAULT,
         target,
-        DeltaRelations.changingTables());
+        DeltaRelations.changingTables(),
+        false);
   }
 
   /** This compiler with the type system views are validated with. */
   public IvmCompiler withTypeSystem(RelDataTypeSystem typeSystem) {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations);
+    return new IvmCompiler(
+        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
   }
 
   /**
    * This compiler also knowing {@code functions} (for example the target's own), after Calcite's.
    */
   public IvmCompiler withFunctions(SqlOperatorTable functions) {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations);
+    return new IvmCompiler(
+        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
   }
 
   /** This compiler parsing with {@code parser}: quoting, casing, case sensitivity, conformance. */
   public IvmCompiler withParser(SqlParser.Config parser) {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations);
+    return new IvmCompiler(
+        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
   }
 
   /** This compiler writing SQL for {@code target}. */
   public IvmCompiler withTarget(SqlTarget target) {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations);
+    return new IvmCompiler(
+        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
   }
 
   /** This compiler finding each table's change where {@code deltaRelations} says. */
   public IvmCompiler withDeltaRelations(DeltaRelations deltaRelations) {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations);
+    return new IvmCompiler(
+        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+  }
+
+  /**
+   * This compiler keeping, in an aggregate view's stored state, each aggregate call's own columns,
+   * also where calls hold the same sum or count ({@link
+   * org.calciteivm.rules.aggregate.StateColumn.Measure}): the layout of views stored by versions
+   * before such columns were shared, for planning those views again.
+   */
+  public IvmCompiler withSeparateState() {
+    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations, true);
   }
 
   /** The target this compiler writes SQL for. */
@@ -178,6 +204,9 @@ public final class IvmCompiler {
       rows = sort.getInput();
     }
     RelNode normalized = IvmPrograms.normalize(rows);
+    if (separateState) {
+      normalized = AggregateState.separate(normalized);
+    }
     ViewAnalyzer.Analysis analysis = ViewAnalyzer.analyze(name, normalized);
     if (analysis.partitions() != null && target.merges() != SqlTarget.Merges.DUCKDB) {
       throw UnsupportedViewException.notYet(

@@ -11,8 +11,11 @@ import java.util.List;
  *       {@code _ivm_count}, the group's row count (a group exists while it is positive), and per
  *       aggregate its state ({@code ai_sum} and {@code ai_count} for {@code SUM} and {@code AVG},
  *       {@code ai_count} for {@code COUNT}, the current extreme and how many rows hold it ({@code
- *       ai_min} and {@code ai_min_count}) for {@code MIN} and {@code MAX}, ...). The view's values
- *       are computed from them by {@link MaintainedView#readSql}.
+ *       ai_min} and {@code ai_min_count}) for {@code MIN} and {@code MAX}, ...). A sum or count
+ *       that an earlier column already holds is stored once, under the earlier column's name: the
+ *       count of a {@code SUM} over a never-NULL argument is {@code _ivm_count}, and {@code AVG(x)}
+ *       beside {@code SUM(x)} has no columns of its own. The view's values are computed from them
+ *       by {@link MaintainedView#readSql}.
  *   <li>A view without aggregate on a {@linkplain SqlTarget#countsBagRows() standard target} stores
  *       each distinct row once: its columns ({@link #keys()}, the view's column names) and {@code
  *       _ivm_count}, its number of copies.
@@ -22,12 +25,17 @@ import java.util.List;
  *
  * @param keys the columns that identify a stored row, first in the stored table
  * @param columns the hidden columns after them, in order
+ * @param calls per aggregate call of the view, in order, the names of the hidden columns its value
+ *     is computed from, in its kind's order (for {@code SUM} and {@code AVG} the sum, then the
+ *     non-null count), which may be columns an earlier call or the row count holds; none for a view
+ *     without aggregate
  */
-public record StateLayout(List<String> keys, List<Column> columns) {
+public record StateLayout(List<String> keys, List<Column> columns, List<List<String>> calls) {
 
   public StateLayout {
     keys = List.copyOf(keys);
     columns = List.copyOf(columns);
+    calls = calls.stream().map(List::copyOf).toList();
   }
 
   /** How a hidden column takes a change. */
@@ -55,8 +63,8 @@ public record StateLayout(List<String> keys, List<Column> columns) {
    *
    * @param name its name in the stored table
    * @param kind how a change is merged into it
-   * @param aggregate the position (0-based) among the view's aggregate calls of the aggregate it
-   *     belongs to, or -1 for the row count {@code _ivm_count}
+   * @param aggregate the position (0-based) among the view's aggregate calls of the first aggregate
+   *     it belongs to (later ones may read it too), or -1 for the row count {@code _ivm_count}
    * @param call that aggregate as Calcite writes it ({@code SUM($2)}), or {@code COUNT()} for the
    *     row count
    */

@@ -43,15 +43,17 @@ final class StoredForms {
         new StateLayout.Column(AggregateState.COUNT_COLUMN, StateLayout.Kind.COUNT, -1, "COUNT()");
     if (aggregate == null) {
       return view.target().countsBagRows()
-          ? new StateLayout(view.plan().getRowType().getFieldNames(), List.of(rowCount))
-          : new StateLayout(List.of(), List.of());
+          ? new StateLayout(view.plan().getRowType().getFieldNames(), List.of(rowCount), List.of())
+          : new StateLayout(List.of(), List.of(), List.of());
     }
     AggregateState state = AggregateState.of(aggregate);
     List<StateLayout.Column> columns = new ArrayList<>();
     columns.add(rowCount);
+    List<List<String>> calls = new ArrayList<>();
     for (int i = 0; i < state.calls().size(); i++) {
       AggregateState.Maintained call = state.calls().get(i);
-      for (StateColumn column : call.columns()) {
+      calls.add(call.columns().stream().map(StateColumn::name).toList());
+      for (StateColumn column : call.ownColumns()) {
         columns.add(
             new StateLayout.Column(
                 column.name(),
@@ -60,7 +62,7 @@ final class StoredForms {
                 call.call().toString()));
       }
     }
-    return new StateLayout(state.keys(), columns);
+    return new StateLayout(state.keys(), columns, calls);
   }
 
   static RelNode storedContent(MaintainedView view) {
