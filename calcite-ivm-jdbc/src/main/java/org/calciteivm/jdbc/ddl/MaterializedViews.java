@@ -217,7 +217,7 @@ public final class MaterializedViews {
               id,
               name,
               DuckDbFunctions.read(duckDb),
-              ViewCompiler.columnNames(duckDb));
+              IntermediateStates.ColumnNames.describedOn(duckDb));
       if (split.nodes().isEmpty()) {
         throw refusal;
       }

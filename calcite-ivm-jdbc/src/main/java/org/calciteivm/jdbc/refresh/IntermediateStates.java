@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,6 +80,12 @@ public final class IntermediateStates {
   @FunctionalInterface
   public interface ColumnNames {
     List<String> of(String query) throws SQLException;
+
+    /** The names as {@link DescribedColumn#describe} gives them on {@code connection}. */
+    static ColumnNames describedOn(Connection connection) {
+      return query ->
+          DescribedColumn.describe(connection, query).stream().map(DescribedColumn::name).toList();
+    }
   }
 
   /** A hidden view: its name in {@link IvmNames#SCHEMA} and its query. */

@@ -163,7 +163,11 @@ public final class ViewCompiler {
     String query =
         view.splitsQuery()
             ? IntermediateStates.split(
-                    view.query(), view.id(), view.name(), functions, columnNames(connection))
+                    view.query(),
+                    view.id(),
+                    view.name(),
+                    functions,
+                    IntermediateStates.ColumnNames.describedOn(connection))
                 .query()
             : view.query();
     ViewCompiler compiler =
@@ -218,14 +222,15 @@ public final class ViewCompiler {
     }
     AggregateState state = AggregateState.of(aggregate);
     String read = readSql(StoredState.select(state, view, ""), aggregate, state);
-    return List.of(
-        "CREATE TABLE " + view.dataTable() + " AS " + maintained.storedContentSql(),
+    List<String> statements =
+        new ArrayList<>(StoredState.create(connection, view, maintained.storedContentSql()));
+    boolean ordered = !maintained.order().getFieldCollations().isEmpty();
+    statements.add(
         "CREATE VIEW "
             + view.userView()
             + " AS "
-            + (maintained.order().getFieldCollations().isEmpty()
-                ? read
-                : "SELECT * FROM (" + read + ") AS v" + maintained.orderBySql()));
+            + (ordered ? "SELECT * FROM (" + read + ") AS v" + maintained.orderBySql() : read));
+    return statements;
   }
 
   /**
@@ -385,12 +390,6 @@ public final class ViewCompiler {
       return replacement;
     }
     return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
-  }
-
-  /** The names of the columns of a query, as {@link DescribedColumn#describe} gives them. */
-  public static IntermediateStates.ColumnNames columnNames(Connection connection) {
-    return query ->
-        DescribedColumn.describe(connection, query).stream().map(DescribedColumn::name).toList();
   }
 
   /** The table id of each scan of the view, in join order (a self-join reads one table twice). */
