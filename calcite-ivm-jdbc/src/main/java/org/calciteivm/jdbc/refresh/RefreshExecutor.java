@@ -292,7 +292,8 @@ public final class RefreshExecutor {
     }
     double refreshMillis = (System.nanoTime() - started) / 1e6;
     String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
-    if (program.costs().mustStore(choice.merge(), rows, mergeMillis)) {
+    double remembered = program.costs().remembered(choice.merge(), rows, mergeMillis);
+    if (program.costs().mustStore(choice.merge(), rows, remembered)) {
       steps.execute(
           "record the refresh and its cost in ivm_views",
           RefreshStatistics.recordedSql(view.id()),
@@ -301,7 +302,7 @@ public final class RefreshExecutor {
           mergeMillis,
           choice.merge().name(),
           rows,
-          mergeMillis);
+          remembered);
     } else if (!view.isHidden()) {
       // a hidden view's statistics are nobody's to read (ivm_views lists the user's views), so
       // its refresh writes its catalog row only for auto's costs

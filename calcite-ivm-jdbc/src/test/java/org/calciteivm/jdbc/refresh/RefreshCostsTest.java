@@ -102,4 +102,25 @@ class RefreshCostsTest {
             Map.of(FULL, new Cost(1500, 20.0), MERGE, new Cost(1500, 40.0)));
     assertThat(recomputed.recomputeCheaper(MERGE, 1500)).isTrue();
   }
+
+  @Test
+  void oneSlowMergeDoesNotSwitchToRecomputing() {
+    RefreshCosts costs =
+        new RefreshCosts(Map.of(MERGE, new Cost(7300, 20.0), FULL, new Cost(7300, 40.0)));
+    assertThat(costs.recomputeCheaper(MERGE, 7300)).isFalse();
+    // 57 ms once, between merges of about 20: kept as 30 ms, still cheaper than a recompute
+    assertThat(costs.remembered(MERGE, 7300, 57.0)).isEqualTo(30.0);
+    costs.record(MERGE, 7300, 57.0);
+    assertThat(costs.estimate(MERGE, 7300)).isEqualTo(30.0);
+    assertThat(costs.recomputeCheaper(MERGE, 7300)).isFalse();
+    // a lasting slowdown shows within a few refreshes: kept as 45, then 57 ms
+    costs.record(MERGE, 7300, 57.0);
+    assertThat(costs.recomputeCheaper(MERGE, 7300)).isFalse();
+    costs.record(MERGE, 7300, 57.0);
+    assertThat(costs.recomputeCheaper(MERGE, 7300)).isTrue();
+    // a faster merge, a change of another size and a recompute are kept as they were
+    assertThat(costs.remembered(MERGE, 7300, 10.0)).isEqualTo(10.0);
+    assertThat(costs.remembered(MERGE, 20000, 300.0)).isEqualTo(300.0);
+    assertThat(costs.remembered(FULL, 7300, 400.0)).isEqualTo(400.0);
+  }
 }
