@@ -26,31 +26,52 @@ final class StoredState {
 
   /**
    * The statements that create the table of {@code view} and fill it with the state {@code
-   * contentSql} computes, its columns named and typed as DuckDB names and types the query's.
+   * contentSql} computes, its columns named and typed as {@code CREATE TABLE ... AS} names and
+   * types the query's (collations included, which DuckDB's description of a query leaves out).
    *
    * <p>Columns of a type DuckDB keeps in 128 bits (the sums of DECIMALs and of BIGINTs) are stored
-   * uncompressed. DuckDB 2.0 bit-packs them once checkpointed, and then changing a few of them
-   * rewrites whole segments: measured on the 100,000 groups of a per-customer sum (SF 1), updating
-   * 1,500 of them took 7.4 ms bit-packed and 2.0 ms uncompressed, a scan of the column 4.5 and 1.8
-   * ms; BIGINT, DOUBLE and 18-digit DECIMAL columns take 1.9 to 2.3 ms either way. Every refresh
-   * updates such sums, so they cost 16 bytes a value rather than time.
+   * uncompressed, added after the others (the state is read by its columns' names). DuckDB 2.0
+   * bit-packs them once checkpointed, and then changing a few of them rewrites whole segments:
+   * measured on the 100,000 groups of a per-customer sum (SF 1), updating 1,500 of them took 7.4 ms
+   * bit-packed and 2.0 ms uncompressed, a scan of the column 4.5 and 1.8 ms; BIGINT, DOUBLE and
+   * 18-digit DECIMAL columns take 1.9 to 2.3 ms either way. Every refresh updates such sums, so
+   * they cost 16 bytes a value rather than time. DuckDB cannot change a column's compression, so
+   * the table is created empty, without them, and they are added.
    */
   static List<String> create(Connection connection, ViewEntry view, String contentSql)
       throws SQLException {
-    String columns =
-        DescribedColumn.describe(connection, contentSql).stream()
-            .map(
-                c ->
-                    IvmNames.quote(c.name())
-                        + " "
-                        + c.type()
-                        + (WIDE.matcher(c.type()).matches()
-                            ? " USING COMPRESSION uncompressed"
-                            : ""))
-            .collect(Collectors.joining(", "));
-    return List.of(
-        "CREATE TABLE " + view.dataTable() + " (" + columns + ")",
-        "INSERT INTO " + view.dataTable() + " " + contentSql);
+    List<DescribedColumn> columns = DescribedColumn.describe(connection, contentSql);
+    List<DescribedColumn> wide =
+        columns.stream().filter(c -> WIDE.matcher(c.type()).matches()).toList();
+    String names =
+        columns.stream().map(c -> IvmNames.quote(c.name())).collect(Collectors.joining(", "));
+    List<String> statements = new ArrayList<>();
+    statements.add(
+        "CREATE TABLE "
+            + view.dataTable()
+            + " AS SELECT * "
+            + (wide.isEmpty()
+                ? ""
+                : "EXCLUDE ("
+                    + wide.stream()
+                        .map(c -> IvmNames.quote(c.name()))
+                        .collect(Collectors.joining(", "))
+                    + ") ")
+            + "FROM ("
+            + contentSql
+            + ") WITH NO DATA");
+    for (DescribedColumn c : wide) {
+      statements.add(
+          "ALTER TABLE "
+              + view.dataTable()
+              + " ADD COLUMN "
+              + IvmNames.quote(c.name())
+              + " "
+              + c.type()
+              + " USING COMPRESSION uncompressed");
+    }
+    statements.add("INSERT INTO " + view.dataTable() + " (" + names + ") " + contentSql);
+    return statements;
   }
 
   /** The stored state of {@code view}, aliased {@code alias} if not empty. */
