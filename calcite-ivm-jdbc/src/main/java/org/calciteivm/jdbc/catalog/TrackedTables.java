@@ -40,22 +40,14 @@ public final class TrackedTables {
             .filter(columns::contains)
             .collect(ImmutableList.toImmutableList());
     TrackedTable table = new TrackedTable(id, relation, captured);
-    String definitions =
-        relation.columns().stream()
-            .filter(c -> columns.contains(c.name()))
-            .map(c -> IvmNames.quote(c.name()) + " " + c.dataType() + ", ")
-            .collect(Collectors.joining());
-    try (Statement s = connection.createStatement()) {
-      s.execute(
-          "CREATE TABLE "
-              + table.deltaTable()
-              + " ("
-              + definitions
-              + IvmNames.quote(ZSets.WEIGHT_COLUMN)
-              + " BIGINT NOT NULL, "
-              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " BIGINT)");
-    }
+    String columnsRead =
+        captured.stream().map(c -> IvmNames.quote(c) + ", ").collect(Collectors.joining());
+    createDeltaTable(
+        connection,
+        table.deltaTable(),
+        columnsRead,
+        relation.qualifiedName(),
+        "CAST(NULL AS BIGINT)");
     return table;
   }
 
@@ -67,21 +59,75 @@ public final class TrackedTables {
   public static TrackedTable captureColumns(
       Connection connection, TrackedTable table, Set<String> columns) throws SQLException {
     List<String> captured = new ArrayList<>(table.capturedColumns());
-    try (Statement s = connection.createStatement()) {
-      for (Column column : table.relation().columns()) {
-        if (columns.contains(column.name()) && !table.captures(column.name())) {
-          s.execute(
-              "ALTER TABLE "
-                  + table.deltaTable()
-                  + " ADD COLUMN "
-                  + IvmNames.quote(column.name())
-                  + " "
-                  + column.dataType());
-          captured.add(column.name());
-        }
+    for (Column column : table.relation().columns()) {
+      if (columns.contains(column.name()) && !table.captures(column.name())) {
+        captured.add(column.name());
       }
     }
+    // rebuilt rather than altered: ALTER TABLE ... ADD COLUMN needs a type name, and DuckDB
+    // describes no column's collation
+    String name = IvmNames.deltaTable(table.id(), table.relation().name());
+    String rebuilt = IvmNames.qualified(IvmNames.SCHEMA, name + "_rebuilt");
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
+    String columnsFrom =
+        captured.stream()
+            .map(c -> (table.captures(c) ? "d." : "r.") + IvmNames.quote(c) + ", ")
+            .collect(Collectors.joining());
+    createDeltaTable(
+        connection,
+        rebuilt,
+        columnsFrom,
+        table.deltaTable() + " d, " + table.relation().qualifiedName() + " r",
+        "d." + weight);
+    String copied =
+        captured.stream()
+            .map(c -> table.captures(c) ? IvmNames.quote(c) + ", " : "NULL, ")
+            .collect(Collectors.joining());
+    try (Statement s = connection.createStatement()) {
+      s.execute(
+          "INSERT INTO "
+              + rebuilt
+              + " SELECT "
+              + copied
+              + weight
+              + ", "
+              + epoch
+              + " FROM "
+              + table.deltaTable());
+      s.execute("DROP TABLE " + table.deltaTable());
+      s.execute("ALTER TABLE " + rebuilt + " RENAME TO " + IvmNames.quote(name));
+    }
     return new TrackedTable(table.id(), table.relation(), ImmutableList.copyOf(captured));
+  }
+
+  /**
+   * Creates the empty delta table {@code name} with the columns {@code columns} (each followed by a
+   * comma) of {@code from}, then the weight, typed like {@code weight}, and the epoch. Created from
+   * a query rather than from type names so that DuckDB gives each column its source's type whole,
+   * collation included: a {@code VARCHAR COLLATE NOCASE} key captured without its collation would
+   * split one group of the view into several in the change.
+   */
+  private static void createDeltaTable(
+      Connection connection, String name, String columns, String from, String weight)
+      throws SQLException {
+    String weightColumn = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    try (Statement s = connection.createStatement()) {
+      s.execute(
+          "CREATE TABLE "
+              + name
+              + " AS SELECT "
+              + columns
+              + weight
+              + " AS "
+              + weightColumn
+              + ", CAST(NULL AS BIGINT) AS "
+              + IvmNames.quote(IvmNames.EPOCH_COLUMN)
+              + " FROM "
+              + from
+              + " WITH NO DATA");
+      s.execute("ALTER TABLE " + name + " ALTER COLUMN " + weightColumn + " SET NOT NULL");
+    }
   }
 
   /** Stops tracking {@code table}: drops its delta table and forgets it. */
