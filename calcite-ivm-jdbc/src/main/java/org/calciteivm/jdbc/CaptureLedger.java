@@ -96,6 +96,22 @@ public final class CaptureLedger {
     return marks;
   }
 
+  /**
+   * The marks of {@code tableIds} now, if the writes registered to them after {@code before} (in
+   * their order) are exactly {@code ours} many per table (by table id; a table missing has none),
+   * all ended: then those writes are the only ones between the two marks. Null otherwise.
+   */
+  public synchronized @Nullable List<Mark> marksAfterOnly(
+      List<Integer> tableIds, List<Mark> before, Map<Integer, Integer> ours) {
+    List<Mark> now = marks(tableIds);
+    for (int i = 0; i < tableIds.size(); i++) {
+      if (now.get(i).write() != before.get(i).write() + ours.getOrDefault(tableIds.get(i), 0)) {
+        return null;
+      }
+    }
+    return now;
+  }
+
   /** Whether no write to {@code tableIds} was registered after {@code marks} (in their order). */
   public synchronized boolean unchangedSince(List<Integer> tableIds, List<Mark> marks) {
     for (int i = 0; i < tableIds.size(); i++) {

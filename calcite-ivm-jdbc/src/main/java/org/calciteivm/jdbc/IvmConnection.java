@@ -90,7 +90,7 @@ public final class IvmConnection extends DelegatingConnection {
     CatalogSnapshot catalog = database.catalog();
     List<ViewEntry> immediate = catalog.immediateViewsChangedBy(tableId);
     if (immediate.isEmpty()) {
-      return transaction.capturing(tableId, inserts, deletes, Map.of(), capture);
+      return transaction.capturing(tableId, inserts, deletes, Map.of(), List.of(), capture);
     }
     Map<Integer, String> views = new LinkedHashMap<>();
     immediate.forEach(view -> views.put(view.id(), view.name()));
@@ -100,6 +100,7 @@ public final class IvmConnection extends DelegatingConnection {
         inserts,
         deletes,
         views,
+        ImmediateRefreshes.maintained(catalog, immediate),
         () -> {
           T result = capture.run();
           try {

@@ -4,11 +4,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.capture.RowClaims;
+import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -74,7 +76,8 @@ final class TransactionState {
    * insert ({@code inserts}) and delete ({@code deletes}), {@linkplain #atomically atomically}, and
    * tells the database what it captured once the transaction it ran in has ended. The write
    * maintains {@code immediateViews} (by id, with their names), which the transaction holds until
-   * it ends ({@link ImmediateViewLocks}).
+   * it ends ({@link ImmediateViewLocks}), and refreshes {@code maintained}: those views and the
+   * views below them.
    *
    * <p>In auto-commit mode a write that conflicts with a concurrent transaction is run again from
    * the start (its transaction was the driver's own, and rolled back), at most {@link
@@ -88,6 +91,7 @@ final class TransactionState {
       boolean inserts,
       boolean deletes,
       Map<Integer, String> immediateViews,
+      List<ViewEntry> maintained,
       SqlWork<T> capture)
       throws SQLException {
     if (inTransaction()) {
@@ -99,14 +103,21 @@ final class TransactionState {
         attempt -> {
           T result;
           database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
+          // read with the views' locks held, before the transaction takes its snapshot: every
+          // write they count as ended, the transaction's snapshot sees
+          List<List<CaptureLedger.Mark>> before = new ArrayList<>();
+          maintained.forEach(view -> before.add(database.captures().marks(view.inputTableIds())));
+          Map<Integer, Integer> ours = new HashMap<>();
           try (RowClaims.Scope scope = claims.enter()) {
             result =
                 ownTransaction(
                     () -> {
                       T written = capture.run();
                       captured(tableId, CapturedChange.of(inserts, deletes, written));
+                      writesInTransaction.forEach(w -> ours.merge(w.tableId(), 1, Integer::sum));
                       return written;
                     });
+            maintainedUpTo(maintained, before, ours);
           } finally {
             database.immediateViewLocks().release(this);
           }
@@ -121,6 +132,27 @@ final class TransactionState {
         },
         conflictRetries::incrementAndGet,
         (attempts, e) -> Conflicts.autoCommitWrite(tableName(tableId), attempts, e));
+  }
+
+  /**
+   * Records that the views {@code maintained} (in a transaction that committed, which wrote {@code
+   * ours}: its writes per tracked table) consumed every change up to now, where the only writes to
+   * their tables since the marks {@code before} (read before the transaction began, one list per
+   * view) were the transaction's own: so a {@code REFRESH} of them right after it has nothing to do
+   * and returns at once, as after a refresh of its own ({@link IvmDatabase#refreshed}).
+   */
+  private void maintainedUpTo(
+      List<ViewEntry> maintained,
+      List<List<CaptureLedger.Mark>> before,
+      Map<Integer, Integer> ours) {
+    for (int i = 0; i < maintained.size(); i++) {
+      ViewEntry view = maintained.get(i);
+      List<CaptureLedger.Mark> now =
+          database.captures().marksAfterOnly(view.inputTableIds(), before.get(i), ours);
+      if (now != null) {
+        database.refreshed(view.id(), now);
+      }
+    }
   }
 
   private <T> T capturingInTransaction(

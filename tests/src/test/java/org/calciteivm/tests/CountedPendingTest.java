@@ -271,6 +271,47 @@ class CountedPendingTest {
     }
   }
 
+  @Test
+  void aRefreshAfterImmediateWritesHasNothingToDo() throws SQLException {
+    try (Connection connection = DriverManager.getConnection("jdbc:ivm:duckdb:");
+        Statement s = connection.createStatement()) {
+      // a graph: the COUNT(DISTINCT) keeps a hidden view below, maintained by the write too
+      String query = "SELECT k, COUNT(DISTINCT v) AS d, SUM(v) AS s FROM t GROUP BY k";
+      s.execute("CREATE TABLE t (k INTEGER, v INTEGER)");
+      s.execute("INSERT INTO t VALUES (1, 1), (1, 2), (2, 5)");
+      s.execute("CREATE MATERIALIZED VIEW i WITH (refresh = 'immediate') AS " + query);
+      s.execute("CREATE MATERIALIZED VIEW v AS " + VIEWS.get("sums"));
+      s.execute("INSERT INTO t VALUES (1, 3), (3, 3)");
+      s.execute("UPDATE t SET v = v + 1 WHERE k = 1");
+      long refreshes = refreshCount(connection, "i");
+      // the writes' own transactions brought it up to date: the REFRESH runs no statement
+      List<String> analyzed = analyzed(connection, "i");
+      assertThat(analyzed.get(0)).contains("nothing pending");
+      assertThat(analyzed)
+          .noneMatch(line -> line.endsWith(FIND))
+          .noneMatch(line -> line.contains("snapshot") || line.contains("merge"))
+          .filteredOn(line -> line.contains("hidden view"))
+          .allMatch(line -> line.endsWith("(0 change rows)"));
+      assertThat(refreshCount(connection, "i")).isEqualTo(refreshes);
+      ViewCheck.assertMatches(connection, "i", query, "after immediate writes");
+      // the deferred view on the same table still has the writes to consume
+      assertThat(s.executeUpdate("REFRESH MATERIALIZED VIEW v")).isPositive();
+      ViewCheck.assertMatches(connection, "v", VIEWS.get("sums"), "a deferred view beside it");
+      // a write in the client's transaction is not counted as consumed: the REFRESH looks
+      connection.setAutoCommit(false);
+      s.execute("DELETE FROM t WHERE k = 2");
+      connection.commit();
+      connection.setAutoCommit(true);
+      assertThat(analyzed(connection, "i")).anyMatch(line -> line.endsWith(FIND));
+      ViewCheck.assertMatches(connection, "i", query, "after a write in a transaction");
+      // deferred from now on: the next write is the REFRESH's to apply
+      s.execute("ALTER MATERIALIZED VIEW i SET (refresh = 'deferred')");
+      s.execute("INSERT INTO t VALUES (4, 4)");
+      assertThat(s.executeUpdate("REFRESH MATERIALIZED VIEW i")).isPositive();
+      ViewCheck.assertMatches(connection, "i", query, "deferred again");
+    }
+  }
+
   /** A view's query over a table of its own, {@code t_<view>}. */
   private static String ofTable(Map.Entry<String, String> view) {
     return view.getValue().replace("FROM t ", "FROM t_" + view.getKey() + " ");
@@ -296,8 +337,14 @@ class CountedPendingTest {
   }
 
   private static long refreshCount(Connection connection) throws SQLException {
+    return refreshCount(connection, "v");
+  }
+
+  private static long refreshCount(Connection connection, String view) throws SQLException {
     return Long.parseLong(
-        ViewCheck.rows(connection, "SELECT refresh_count FROM ivm_views WHERE name = 'v'").get(0));
+        ViewCheck.rows(
+                connection, "SELECT refresh_count FROM ivm_views WHERE name = '" + view + "'")
+            .get(0));
   }
 
   /** A write to the table it is given. */

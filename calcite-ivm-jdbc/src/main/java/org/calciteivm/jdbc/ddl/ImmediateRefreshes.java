@@ -1,9 +1,12 @@
 package org.calciteivm.jdbc.ddl;
 
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
+import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 
 /**
@@ -15,6 +18,19 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
  */
 public final class ImmediateRefreshes {
   private ImmediateRefreshes() {}
+
+  /**
+   * The views a write that changes the immediate views {@code views} refreshes: each of them after
+   * the views below it, each once.
+   */
+  public static List<ViewEntry> maintained(CatalogSnapshot catalog, List<ViewEntry> views) {
+    Map<Integer, ViewEntry> maintained = new LinkedHashMap<>();
+    for (ViewEntry view : views) {
+      ViewRefreshes.viewsBelow(catalog, view).forEach(below -> maintained.put(below.id(), below));
+      maintained.put(view.id(), view);
+    }
+    return List.copyOf(maintained.values());
+  }
 
   /**
    * Refreshes {@code views} in the open transaction, after a write to {@code table} that changed
