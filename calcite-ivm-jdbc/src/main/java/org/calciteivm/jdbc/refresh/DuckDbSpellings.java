@@ -25,6 +25,9 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *       as {@code 1} or {@code -1};
  *   <li>the outermost query's {@code ORDER BY ALL [ASC | DESC]} as {@code ORDER BY 1, 2, ...}, the
  *       positions of its select items (unless it selects {@code *});
+ *   <li>the list type {@code T[]} (in a cast: {@code CAST(x AS VARCHAR[])}, {@code x::INTEGER[][]})
+ *       as {@code T ARRAY}, its standard spelling: empty brackets after a type name or a closing
+ *       parenthesis or bracket are no subscript, and after no expression they are an empty list;
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
  *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
@@ -79,6 +82,13 @@ final class DuckDbSpellings {
         i++;
       } else if (token.isSymbol("-")) {
         jsonArrow(query, tokens, i, edits);
+      } else if (token.isSymbol("[")
+          && tokens.get(i + 1).isSymbol("]")
+          && i > 0
+          && !tokens.get(i - 1).isKeyword("ARRAY")
+          && ListLiterals.endsExpression(tokens.get(i - 1))) {
+        edits.add(new QueryEdits.Edit(token.start(), tokens.get(i + 1).end(), " ARRAY"));
+        i++;
       } else if (token.isSymbol("[")) {
         slice(query, tokens, i, edits);
       } else if (token.isKeyword("ORDER")

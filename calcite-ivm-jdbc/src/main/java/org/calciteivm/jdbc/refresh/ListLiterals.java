@@ -43,7 +43,7 @@ public final class ListLiterals {
   }
 
   /** Whether an expression can end with {@code token}, so that a {@code [} after it subscripts. */
-  private static boolean endsExpression(SqlToken token) {
+  static boolean endsExpression(SqlToken token) {
     return token.isSymbol(")")
         || token.isSymbol("]")
         || token.kind() == SqlToken.Kind.QUOTED_IDENTIFIER

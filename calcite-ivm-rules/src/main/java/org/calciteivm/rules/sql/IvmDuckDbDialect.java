@@ -5,6 +5,7 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlCollectionTypeNameSpec;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDialect;
 import org.apache.calcite.sql.SqlKind;
@@ -23,7 +24,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <ul>
  *   <li>Character types are written without a character set: DuckDB rejects {@code VARCHAR
- *       CHARACTER SET "ISO-8859-1"}.
+ *       CHARACTER SET "ISO-8859-1"}; so are the elements of a list ({@code VARCHAR ARRAY}).
  *   <li>Timestamps are written without a precision: DuckDB reads {@code TIMESTAMP(0)} as seconds
  *       precision and silently truncates, while its {@code TIMESTAMP} keeps microseconds.
  *   <li>{@code TRY_CAST}, which Calcite writes as {@code SAFE_CAST}, keeps its name.
@@ -50,6 +51,15 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
         return spec(SqlTypeName.VARCHAR);
       case TIMESTAMP:
         return spec(SqlTypeName.TIMESTAMP);
+      case ARRAY:
+        // its element written by the same rules (no character set, no timestamp precision)
+        SqlNode element = getCastSpec(type.getComponentType());
+        return element instanceof SqlDataTypeSpec elementSpec
+            ? new SqlDataTypeSpec(
+                new SqlCollectionTypeNameSpec(
+                    elementSpec.getTypeNameSpec(), SqlTypeName.ARRAY, SqlParserPos.ZERO),
+                SqlParserPos.ZERO)
+            : null;
       case ANY:
       case ROW:
         // a DuckDB type Calcite does not know (a list, a map) or a STRUCT: the cast changes
