@@ -12,11 +12,11 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.LambdaSyntax;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
@@ -89,7 +89,7 @@ public final class GroupByAll {
     String text = marked.append(query.substring(copied)).toString();
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(text, ViewSqlPlanner.PARSER).parseQuery();
+      parsed = LambdaSyntax.parser(text, ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return query; // the planner reports the syntax error, with its position in the user's text
     }

@@ -9,10 +9,10 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.LambdaSyntax;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -52,7 +52,7 @@ final class IntegerDivisions {
     }
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(masked.toString(), ViewSqlPlanner.PARSER).parseQuery();
+      parsed = LambdaSyntax.parser(masked.toString(), ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return query;
     }

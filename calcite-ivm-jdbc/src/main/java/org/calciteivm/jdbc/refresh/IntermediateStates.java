@@ -25,11 +25,11 @@ import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
+import org.calciteivm.rules.frontend.LambdaSyntax;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 
 /**
@@ -116,7 +116,7 @@ public final class IntermediateStates {
       throws SQLException {
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
+      parsed = LambdaSyntax.parser(query, ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return new Split(query, ImmutableList.of()); // the planner reports it
     }

@@ -20,11 +20,11 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.SqlWithItem;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.LambdaSyntax;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -63,7 +63,7 @@ public final class PlainViews {
       throws SQLException {
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
+      parsed = LambdaSyntax.parser(query, ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return query; // the planner reports it
     }
@@ -125,7 +125,7 @@ public final class PlainViews {
   private static @Nullable String readable(String definition, Rewrite rewrite) {
     try {
       String rewritten = rewrite.apply(definition);
-      SqlParser.create(rewritten, ViewSqlPlanner.PARSER).parseQuery();
+      LambdaSyntax.parser(rewritten, ViewSqlPlanner.PARSER).parseQuery();
       return rewritten;
     } catch (SQLException | SqlParseException e) {
       return null;

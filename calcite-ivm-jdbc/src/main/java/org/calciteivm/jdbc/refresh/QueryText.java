@@ -15,10 +15,10 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.calciteivm.jdbc.sql.SqlLexer;
 import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.rules.frontend.LambdaSyntax;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -60,7 +60,7 @@ final class QueryText {
   static @Nullable SqlSelect outermostSelect(String query) {
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(query, ViewSqlPlanner.PARSER).parseQuery();
+      parsed = LambdaSyntax.parser(query, ViewSqlPlanner.PARSER).parseQuery();
     } catch (SqlParseException e) {
       return null;
     }

@@ -156,7 +156,7 @@ public final class ViewSqlPlanner {
   public RelNode toRel(String viewName, String sql) throws SQLException {
     SqlNode parsed;
     try {
-      parsed = SqlParser.create(sql, config.getParserConfig()).parseStmt();
+      parsed = LambdaSyntax.parser(sql, config.getParserConfig()).parseStmt();
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
           "materialized view \"" + viewName + "\": syntax error " + where(e, sql), "42601", e);

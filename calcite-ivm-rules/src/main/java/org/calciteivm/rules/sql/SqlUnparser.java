@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.sql.SqlDialect;
+import org.apache.calcite.sql.SqlNode;
 
 /** Writes a relational plan as SQL text of a target dialect. */
 public final class SqlUnparser {
@@ -56,10 +57,10 @@ public final class SqlUnparser {
   }
 
   private String write(RelNode plan) {
-    return new IvmRelToSqlConverter(dialect)
-        .visitRoot(plan)
-        .asStatement()
-        .toSqlString(dialect)
-        .getSql();
+    SqlNode statement = new IvmRelToSqlConverter(dialect).visitRoot(plan).asStatement();
+    if (dialect instanceof IvmDuckDbDialect) {
+      statement = DuckDbLambdas.write(statement);
+    }
+    return statement.toSqlString(dialect).getSql();
   }
 }
