@@ -14,6 +14,7 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.ddl.ImmediateRefreshes;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;
 import org.calciteivm.jdbc.refresh.RefreshStatements;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A connection of the calcite-ivm driver: a DuckDB connection whose statements are routed through
@@ -90,7 +91,8 @@ public final class IvmConnection extends DelegatingConnection {
     CatalogSnapshot catalog = database.catalog();
     List<ViewEntry> immediate = catalog.immediateViewsChangedBy(tableId);
     if (immediate.isEmpty()) {
-      return transaction.capturing(tableId, inserts, deletes, Map.of(), List.of(), capture);
+      return transaction.capturing(
+          tableId, inserts, deletes, Map.of(), List.of(), capture, () -> null);
     }
     Map<Integer, String> views = new LinkedHashMap<>();
     immediate.forEach(view -> views.put(view.id(), view.name()));
@@ -101,15 +103,24 @@ public final class IvmConnection extends DelegatingConnection {
         deletes,
         views,
         ImmediateRefreshes.maintained(catalog, immediate),
+        capture,
         () -> {
-          T result = capture.run();
           try {
             ImmediateRefreshes.refresh(this, immediate, table);
           } catch (SQLException e) {
             throw Conflicts.isConflict(e) ? e : new TransactionState.MaintenanceFailure(e);
           }
-          return result;
+          return null;
         });
+  }
+
+  /**
+   * Where the unconsumed change of view {@code viewId} starts for its refresh by the auto-commit
+   * write running now on this connection, which maintains it; null outside such a write (see {@link
+   * TransactionState#countedSince}).
+   */
+  public @Nullable List<CaptureLedger.Mark> countedSince(int viewId) {
+    return transaction.countedSince(viewId);
   }
 
   /**

@@ -37,6 +37,9 @@ final class TransactionState {
    */
   private final List<Write> writesInTransaction = new ArrayList<>();
 
+  /** Per view, where its counted change starts in the auto-commit write running now. */
+  private final Map<Integer, List<CaptureLedger.Mark>> countedSince = new HashMap<>();
+
   /** A write registered with the ledger: to tracked table {@code tableId}, number {@code write}. */
   private record Write(int tableId, long write) {}
 
@@ -92,12 +95,13 @@ final class TransactionState {
       boolean deletes,
       Map<Integer, String> immediateViews,
       List<ViewEntry> maintained,
-      SqlWork<T> capture)
+      SqlWork<T> capture,
+      SqlWork<?> maintain)
       throws SQLException {
     if (inTransaction()) {
       // the views stay this transaction's until it ends
       database.immediateViewLocks().take(this, immediateViews.keySet(), immediateViews);
-      return capturingInTransaction(tableId, inserts, deletes, capture);
+      return capturingInTransaction(tableId, inserts, deletes, capture, maintain);
     }
     return Conflicts.retrying(
         attempt -> {
@@ -107,18 +111,29 @@ final class TransactionState {
           // write they count as ended, the transaction's snapshot sees
           List<List<CaptureLedger.Mark>> before = new ArrayList<>();
           maintained.forEach(view -> before.add(database.captures().marks(view.inputTableIds())));
+          // likewise where each view's last refresh left off, which it committed before
+          maintained.forEach(
+              view -> {
+                List<CaptureLedger.Mark> since = database.lastRefreshed(view.id());
+                if (since != null) {
+                  countedSince.put(view.id(), since);
+                }
+              });
           Map<Integer, Integer> ours = new HashMap<>();
           try (RowClaims.Scope scope = claims.enter()) {
             result =
                 ownTransaction(
                     () -> {
                       T written = capture.run();
+                      // registered before the views' refreshes, which count it
                       captured(tableId, CapturedChange.of(inserts, deletes, written));
+                      maintain.run();
                       writesInTransaction.forEach(w -> ours.merge(w.tableId(), 1, Integer::sum));
                       return written;
                     });
             maintainedUpTo(maintained, before, ours);
           } finally {
+            countedSince.clear();
             database.immediateViewLocks().release(this);
           }
           if (attempt > 1 && result instanceof int[] counts && counts.length == 0) {
@@ -132,6 +147,17 @@ final class TransactionState {
         },
         conflictRetries::incrementAndGet,
         (attempts, e) -> Conflicts.autoCommitWrite(tableName(tableId), attempts, e));
+  }
+
+  /**
+   * Where the change that view {@code viewId} has not consumed starts, for its refresh by the
+   * auto-commit write running now, which maintains it: the marks its last refresh in this JVM began
+   * from, read before the write's transaction began (that refresh committed before the
+   * transaction's snapshot). The writes registered after them, this transaction's included, hold
+   * every change the refresh consumes ({@code RefreshExecutor}). Null outside such a write.
+   */
+  @Nullable List<CaptureLedger.Mark> countedSince(int viewId) {
+    return countedSince.get(viewId);
   }
 
   /**
@@ -156,10 +182,13 @@ final class TransactionState {
   }
 
   private <T> T capturingInTransaction(
-      int tableId, boolean inserts, boolean deletes, SqlWork<T> capture) throws SQLException {
+      int tableId, boolean inserts, boolean deletes, SqlWork<T> capture, SqlWork<?> maintain)
+      throws SQLException {
     T result;
     try (RowClaims.Scope scope = claims.enter()) {
       result = capture.run();
+      captured(tableId, CapturedChange.of(inserts, deletes, result));
+      maintain.run();
     } catch (SQLException e) {
       if (!Conflicts.isConflict(e)) {
         // a write that went through without the views it changes must not commit either
@@ -167,7 +196,6 @@ final class TransactionState {
       }
       throw abort(e, Conflicts.inTransaction(tableName(tableId), e));
     }
-    captured(tableId, CapturedChange.of(inserts, deletes, result));
     return result;
   }
 
