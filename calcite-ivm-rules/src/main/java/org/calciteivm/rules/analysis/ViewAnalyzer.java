@@ -272,8 +272,9 @@ public final class ViewAnalyzer {
   /**
    * Checks an expression of the window projection: each window function must have a value that
    * depends only on the rows of its partition, not on how rows that tie in its {@code ORDER BY} are
-   * ordered (unless its partition and order columns hold a key of the input, so nothing ties); its
-   * arguments and the rest of the expression are checked as any expression.
+   * ordered (unless its partition and order columns hold a key of the input, so nothing ties, or
+   * rows that tie are alike in every column the projection reads); its arguments and the rest of
+   * the expression are checked as any expression.
    */
   private void checkWindowExpression(RexNode expression, Project window)
       throws UnsupportedViewException {
@@ -292,7 +293,9 @@ public final class ViewAnalyzer {
           "window function "
               + ConstructNames.aggregateName(over.getAggOperator())
               + "(...) OVER (...)";
-      if (WindowFunctions.tieSensitive(over) && !WindowFunctions.orderedByKey(over, window)) {
+      if (WindowFunctions.tieSensitive(over)
+          && !WindowFunctions.orderedByKey(over, window)
+          && !WindowFunctions.tiesInvisible(over, window)) {
         throw UnsupportedViewException.notYet(
             viewName,
             name + " whose ORDER BY can tie",

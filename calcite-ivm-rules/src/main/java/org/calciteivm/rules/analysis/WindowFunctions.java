@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexFieldCollation;
@@ -13,6 +14,7 @@ import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeUtil;
+import org.apache.calcite.util.ImmutableBitSet;
 
 /**
  * Which window functions a view can keep by recomputing their partitions: those whose value depends
@@ -87,9 +89,32 @@ final class WindowFunctions {
    */
   static boolean orderedByKey(RexOver over, Project window) {
     List<Integer> key = RowKeys.distinguishing(window.getInput());
-    if (key.isEmpty()) {
+    return !key.isEmpty() && keyColumns(over).containsAll(key);
+  }
+
+  /**
+   * Whether rows that tie in {@code over}'s partition and order cannot be told apart in the result
+   * of {@code window}, so that how DuckDB orders them changes no row of it: every column of the
+   * input that {@code window} reads is a partition or order column of {@code over} (as in {@code
+   * SELECT DISTINCT ON (k) k, t ... ORDER BY k, t}), and no other window function of {@code window}
+   * depends on the order of ties (two numberings of the same rows could pair their numbers either
+   * way).
+   */
+  static boolean tiesInvisible(RexOver over, Project window) {
+    ImmutableBitSet read = RelOptUtil.InputFinder.bits(window.getProjects(), null);
+    if (!keyColumns(over).containsAll(read.asList())) {
       return false;
     }
+    long orderDependent =
+        window.getProjects().stream()
+            .flatMap(e -> overs(e).stream())
+            .filter(o -> tieSensitive(o) && !orderedByKey(o, window))
+            .count();
+    return orderDependent == 1;
+  }
+
+  /** The input columns {@code over} partitions or orders by. */
+  private static Set<Integer> keyColumns(RexOver over) {
     Set<Integer> columns = new HashSet<>();
     for (RexNode e : over.getWindow().partitionKeys) {
       if (e instanceof RexInputRef ref) {
@@ -101,6 +126,6 @@ final class WindowFunctions {
         columns.add(ref.getIndex());
       }
     }
-    return columns.containsAll(key);
+    return columns;
   }
 }
