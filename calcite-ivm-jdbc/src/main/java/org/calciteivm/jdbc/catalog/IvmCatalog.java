@@ -74,10 +74,10 @@ public final class IvmCatalog {
    * Prepares the catalog of a database the driver opens, in one transaction: creates it if it is
    * absent (so that {@code ivm_views} exists, empty, before the first materialized view), brings a
    * catalog made by an earlier version up to date (the columns of {@code views} it lacks, the table
-   * of stored programs, the system view), and deletes the refresh programs other builds of
-   * calcite-ivm stored. Writes nothing when there is nothing to do, and nothing to a read-only
-   * database. A user table named {@code ivm_views} is left alone (CREATE MATERIALIZED VIEW then
-   * says what to do).
+   * of stored programs, the system view, delta tables that lost collations), and deletes the
+   * refresh programs other builds of calcite-ivm stored. Writes nothing when there is nothing to
+   * do, and nothing to a read-only database. A user table named {@code ivm_views} is left alone
+   * (CREATE MATERIALIZED VIEW then says what to do).
    */
   public static void open(Connection connection) throws SQLException {
     if (isReadOnly(connection)) {
@@ -123,6 +123,7 @@ public final class IvmCatalog {
         // made by another build, or before there were pending views: (re)made as this one makes
         CatalogSnapshot catalog = load(connection);
         for (TrackedTable table : catalog.trackedTables()) {
+          TrackedTables.keepCollations(connection, table);
           ChangeLogs.createPendingViews(connection, table);
         }
         ExtremeCounts.addMissing(connection, catalog);

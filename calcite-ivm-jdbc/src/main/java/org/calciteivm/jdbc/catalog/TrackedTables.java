@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.catalog;
 import com.google.common.collect.ImmutableList;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -66,20 +67,53 @@ public final class TrackedTables {
     }
     // rebuilt rather than altered: ALTER TABLE ... ADD COLUMN needs a type name, and DuckDB
     // describes no column's collation
+    rebuild(connection, table, captured);
+    return new TrackedTable(table.id(), table.relation(), ImmutableList.copyOf(captured));
+  }
+
+  /**
+   * Rebuilds the delta table of {@code table}, with its rows, if its relation is a table that
+   * declares a collation: earlier builds made delta tables from the catalog's type names, which
+   * leave collations out, so a {@code VARCHAR COLLATE NOCASE} key was captured case-sensitively.
+   * (Cheaper than telling which columns lost theirs, and done only when an earlier build's catalog
+   * is brought up to date.)
+   */
+  public static void keepCollations(Connection connection, TrackedTable table) throws SQLException {
+    if (!table.relation().isTable()) {
+      return;
+    }
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?"
+                + " AND contains(sql, ' COLLATE ')")) {
+      s.setString(1, table.relation().schema());
+      s.setString(2, table.relation().name());
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        if (rs.getLong(1) > 0) {
+          rebuild(connection, table, table.capturedColumns());
+        }
+      }
+    }
+  }
+
+  /**
+   * Replaces the delta table of {@code table} by one that captures {@code captured} (its captured
+   * columns, then any new ones), typed as the relation's columns, with the rows it held: NULL in
+   * the new columns.
+   */
+  private static void rebuild(Connection connection, TrackedTable table, List<String> captured)
+      throws SQLException {
     String name = IvmNames.deltaTable(table.id(), table.relation().name());
     String rebuilt = IvmNames.qualified(IvmNames.SCHEMA, name + "_rebuilt");
     String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    String columnsFrom =
-        captured.stream()
-            .map(c -> (table.captures(c) ? "d." : "r.") + IvmNames.quote(c) + ", ")
-            .collect(Collectors.joining());
     createDeltaTable(
         connection,
         rebuilt,
-        columnsFrom,
-        table.deltaTable() + " d, " + table.relation().qualifiedName() + " r",
-        "d." + weight);
+        captured.stream().map(c -> "r." + IvmNames.quote(c) + ", ").collect(Collectors.joining()),
+        table.relation().qualifiedName() + " r",
+        "CAST(NULL AS BIGINT)");
     String copied =
         captured.stream()
             .map(c -> table.captures(c) ? IvmNames.quote(c) + ", " : "NULL, ")
@@ -98,7 +132,6 @@ public final class TrackedTables {
       s.execute("DROP TABLE " + table.deltaTable());
       s.execute("ALTER TABLE " + rebuilt + " RENAME TO " + IvmNames.quote(name));
     }
-    return new TrackedTable(table.id(), table.relation(), ImmutableList.copyOf(captured));
   }
 
   /**
