@@ -25,6 +25,8 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *       as {@code 1} or {@code -1};
  *   <li>the outermost query's {@code ORDER BY ALL [ASC | DESC]} as {@code ORDER BY 1, 2, ...}, the
  *       positions of its select items (unless it selects {@code *});
+ *   <li>the list comprehension {@code [body FOR x IN list IF c]} as {@code list_transform} (of
+ *       {@code list_filter}) with lambdas;
  *   <li>the list type {@code T[]} (in a cast: {@code CAST(x AS VARCHAR[])}, {@code x::INTEGER[][]})
  *       as {@code T ARRAY}, its standard spelling: empty brackets after a type name or a closing
  *       parenthesis or bracket are no subscript, and after no expression they are an empty list;
@@ -53,6 +55,13 @@ final class DuckDbSpellings {
     List<QueryEdits.Edit> edits = new ArrayList<>();
     for (int i = 0; i + 1 < tokens.size(); i++) {
       SqlToken token = tokens.get(i);
+      if (token.isSymbol("[") && (i == 0 || !ListLiterals.endsExpression(tokens.get(i - 1)))) {
+        int close = comprehension(query, tokens, i, edits);
+        if (close > i) {
+          i = close;
+          continue;
+        }
+      }
       boolean call =
           tokens.get(i + 1).isSymbol("(") && (i == 0 || !tokens.get(i - 1).isSymbol("."));
       if (token.isKeyword("IF") && call) {
@@ -99,6 +108,68 @@ final class DuckDbSpellings {
       }
     }
     return QueryEdits.apply(query, edits);
+  }
+
+  /**
+   * The list comprehension {@code [body FOR x IN list]} opened at token {@code at} as {@code
+   * list_transform(list, lambda x: body)}, and {@code [body FOR x IN list IF c]} as {@code
+   * list_transform(list_filter(list, lambda x: c), lambda x: body)} (the rule DuckDB reads it by),
+   * its parts written out in turn; adds the edit to {@code edits} and returns the index of the
+   * closing bracket, or {@code at} if it is none. {@code FOR x, i IN} (an index) with {@code IF} is
+   * left as it is: filtering first would renumber the elements.
+   */
+  private static int comprehension(
+      String query, List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
+    int forAt = -1;
+    int inAt = -1;
+    int ifAt = -1;
+    int close = -1;
+    int depth = 0;
+    for (int i = at; i < tokens.size() && close < 0; i++) {
+      SqlToken token = tokens.get(i);
+      if (token.isSymbol("[") || token.isSymbol("(")) {
+        depth++;
+      } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
+        close = i;
+      } else if (depth == 1 && token.isKeyword("FOR") && forAt < 0) {
+        forAt = i;
+      } else if (depth == 1 && token.isKeyword("IN") && forAt >= 0 && inAt < 0) {
+        inAt = i;
+      } else if (depth == 1 && token.isKeyword("IF") && inAt >= 0 && ifAt < 0) {
+        ifAt = i;
+      }
+    }
+    if (forAt < 0 || inAt < 0 || close < 0 || !tokens.get(close).isSymbol("]")) {
+      return at;
+    }
+    String variables = query.substring(tokens.get(forAt).end(), tokens.get(inAt).start()).strip();
+    if (variables.isEmpty() || ifAt >= 0 && variables.contains(",")) {
+      return at;
+    }
+    try {
+      String body = rewrite(query.substring(tokens.get(at).end(), tokens.get(forAt).start()));
+      int listEnd = ifAt >= 0 ? tokens.get(ifAt).start() : tokens.get(close).start();
+      String list = rewrite(query.substring(tokens.get(inAt).end(), listEnd));
+      if (ifAt >= 0) {
+        String condition =
+            rewrite(query.substring(tokens.get(ifAt).end(), tokens.get(close).start()));
+        list = "list_filter(" + list.strip() + ", lambda " + variables + ": " + condition + ")";
+      }
+      edits.add(
+          new QueryEdits.Edit(
+              tokens.get(at).start(),
+              tokens.get(close).end(),
+              "list_transform("
+                  + list.strip()
+                  + ", lambda "
+                  + variables
+                  + ": "
+                  + body.strip()
+                  + ")"));
+    } catch (SQLException e) {
+      return at; // a part DuckDB's spellings cannot read: the planner reports it
+    }
+    return close;
   }
 
   /** {@code if(c, a, b)} at token {@code at} as a CASE, token by token (ifs nest). */
