@@ -19,7 +19,6 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
-import org.apache.calcite.util.ImmutableBitSet;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -53,101 +52,9 @@ public final class AggregateState {
    */
   public static final String SEPARATE_STATE = "ivm_separate_state";
 
-  /**
-   * One aggregate of the view and its state.
-   *
-   * @param call the aggregate call
-   * @param kind how it is maintained
-   * @param prefix the prefix of the names of the state columns it owns ({@code a3})
-   * @param columns its state columns, in its kind's order: its own, or a column of the same
-   *     {@linkplain StateColumn.Measure measure} an earlier aggregate (or the row count) owns
-   * @param owned per column, whether this aggregate owns it, and so computes and names it
-   */
-  public record Maintained(
-      AggregateCall call,
-      MaintainedAggregate kind,
-      String prefix,
-      ImmutableList<StateColumn> columns,
-      ImmutableList<Boolean> owned) {
-
-    /** The columns it owns, in order. */
-    public ImmutableList<StateColumn> ownColumns() {
-      return ownedOf(columns);
-    }
-
-    /**
-     * Of {@code perColumn} (one element per state column, maybe followed by more), those of the
-     * columns it owns, and all after the state columns.
-     */
-    <T> ImmutableList<T> ownedOf(List<T> perColumn) {
-      ImmutableList.Builder<T> own = ImmutableList.builder();
-      for (int i = 0; i < perColumn.size(); i++) {
-        if (i >= owned.size() || owned.get(i)) {
-          own.add(perColumn.get(i));
-        }
-      }
-      return own.build();
-    }
-
-    /**
-     * The names of the columns of its change: its own state columns', then its change-only ones.
-     */
-    ImmutableList<String> deltaColumns() {
-      List<String> names = new ArrayList<>(names(0, columns.size()));
-      names.addAll(kind.deltaOnlyColumns(prefix));
-      return ownedOf(names);
-    }
-
-    /**
-     * The names of the own state columns its first pass computes: all but the counted last ones.
-     */
-    List<String> firstPass() {
-      return ownedOf(names(0, columns.size() - kind.countedColumns()));
-    }
-
-    /** The names of the state columns counted in a second pass (always its own). */
-    List<String> counted() {
-      return names(columns.size() - kind.countedColumns(), columns.size());
-    }
-
-    /** The names of the columns of its change that a change that may delete counts exactly. */
-    List<String> countedInDelta() {
-      List<String> names = new ArrayList<>(counted());
-      List<String> deltaOnly = kind.deltaOnlyColumns(prefix);
-      names.addAll(deltaOnly.subList(deltaOnly.size() - kind.countedColumns(), deltaOnly.size()));
-      return names;
-    }
-
-    /** Its arguments in a row whose input columns start at {@code inputStart}. */
-    List<RexNode> arguments(RelBuilder builder, int inputStart) {
-      List<RexNode> args = new ArrayList<>();
-      call.getArgList().forEach(a -> args.add(builder.field(inputStart + a)));
-      return args;
-    }
-
-    /**
-     * {@code weight} where its FILTER holds in a row whose input columns start at {@code
-     * inputStart} (a LEFT join's row of NULLs holds none), else 0; {@code weight} if it has none.
-     */
-    RexNode filtered(RelBuilder builder, int inputStart, RexNode weight) {
-      if (call.filterArg < 0) {
-        return weight;
-      }
-      return builder.call(
-          SqlStdOperatorTable.CASE,
-          builder.call(SqlStdOperatorTable.IS_TRUE, builder.field(inputStart + call.filterArg)),
-          weight,
-          builder.getRexBuilder().makeZeroLiteral(weight.getType()));
-    }
-
-    private List<String> names(int from, int to) {
-      return columns.subList(from, to).stream().map(StateColumn::name).toList();
-    }
-  }
-
   private final Aggregate aggregate;
   private final ImmutableList<String> keys;
-  private final ImmutableList<Maintained> calls;
+  private final ImmutableList<MaintainedCall> calls;
   private final ImmutableList<StateColumn> state;
 
   private AggregateState(Aggregate aggregate) {
@@ -157,7 +64,7 @@ public final class AggregateState {
       keys.add("k" + i);
     }
     this.keys = keys.build();
-    ImmutableList.Builder<Maintained> calls = ImmutableList.builder();
+    ImmutableList.Builder<MaintainedCall> calls = ImmutableList.builder();
     ImmutableList.Builder<StateColumn> state = ImmutableList.builder();
     StateColumn rowCount = new StateColumn(COUNT_COLUMN, StateColumn.Kind.COUNT);
     state.add(rowCount);
@@ -193,7 +100,7 @@ public final class AggregateState {
           }
         }
       }
-      calls.add(new Maintained(call, kind, prefix, columns.build(), owned.build()));
+      calls.add(new MaintainedCall(call, kind, prefix, columns.build(), owned.build()));
     }
     this.calls = calls.build();
     this.state = state.build();
@@ -266,7 +173,7 @@ public final class AggregateState {
   }
 
   /** The view's aggregates, in order, with their state. */
-  public ImmutableList<Maintained> calls() {
+  public ImmutableList<MaintainedCall> calls() {
     return calls;
   }
 
@@ -301,7 +208,7 @@ public final class AggregateState {
    */
   public String stateLost(String stored, String change) {
     List<String> conditions = new ArrayList<>();
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       if (!c.kind().invertible()) {
         conditions.add(c.kind().stateLost(c.prefix(), stored, change));
       }
@@ -333,90 +240,24 @@ public final class AggregateState {
    * whose last column is the weight: one row per group the change touches, with the change of each
    * state column (see the class comment for the identity): the states of its rows of each weight,
    * times the weight, if every aggregate is invertible, some sums values and the view has GROUP BY
-   * ({@link #weightedStates}), else one pass over its rows, the counts of extremes bounds ({@link
+   * ({@link WeightedStates}), else one pass over its rows, the counts of extremes bounds ({@link
    * MaintainedAggregate#delta}).
    */
   public RelNode deltaStateAggregate(RelBuilder builder, RelNode delta) {
     int weightIndex = delta.getRowType().getFieldCount() - 1;
     if (!hasMinMax() && !keys.isEmpty() && sumsValues()) {
-      return weightedStates(builder, delta, weightIndex);
+      return WeightedStates.of(this, aggregate.getGroupSet(), builder, delta, weightIndex);
     }
     builder.push(delta);
     RexNode weight = builder.field(weightIndex);
     List<AggCall> deltaCalls = new ArrayList<>();
     deltaCalls.add(builder.sum(weight).as(COUNT_COLUMN));
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       List<AggCall> changes =
           c.kind().delta(builder, weight, builder.fields(c.call().getArgList()));
       addNamed(builder, c, c.ownedOf(changes), c.deltaColumns(), deltaCalls);
     }
     return aggregateWithKeys(builder, deltaCalls, deltaColumnNames());
-  }
-
-  /**
-   * The change of an invertible state (every aggregate's state a sum over the rows): the state of
-   * the change's rows of each weight, times that weight, summed. {@code Σ f(row)·w = Σ_w w·Σ f(row
-   * of weight w)}; a captured change has two weights, +1 and -1, so the first pass groups by them
-   * and sums the rows as they are, and the second multiplies a few sums. The one-pass form
-   * multiplied every row by its weight, which DuckDB does for a DECIMAL in HUGEINT arithmetic. The
-   * MERGE of TPC-H Q1's change (SF 1, half inserts, half deletes, measured by hand): 600,000 rows
-   * 32 → 12 ms, 60,000 rows 10.5 → 7.1 ms, 6,000 rows the same, 600 rows 0.5 ms more (the second
-   * level is bound at every execution). The result has the one-pass form's columns and types (a
-   * count's or a sum's, times a BIGINT, summed).
-   *
-   * <p>Only where some aggregate sums values: a count's change, {@code SUM(w)}, has no product to
-   * save, and the second pass would only add to it. Only for a view with GROUP BY: Calcite writes a
-   * grand total over an aggregate as nested aggregate calls ({@code SUM(SUM(x) * w)}) for a dialect
-   * that does not say it cannot take them, which DuckDB, H2 and ANSI SQL reject.
-   */
-  private RelNode weightedStates(RelBuilder builder, RelNode delta, int weightIndex) {
-    builder.push(delta);
-    List<String> names = new ArrayList<>();
-    List<AggCall> stateCalls = firstPassCalls(builder, names);
-    // the weight is the last column, so it is grouped after the keys
-    builder.aggregate(
-        builder.groupKey(aggregate.getGroupSet().union(ImmutableBitSet.of(weightIndex))),
-        stateCalls);
-    int keyCount = keys.size();
-    // each distinct state computed, multiplied and summed once (counts of non-null arguments are
-    // often all COUNT(*)): DuckDB binds every expression of a statement at each execution
-    if (!(builder.peek() instanceof Aggregate inner)
-        || inner.getAggCallList().size() != names.size()) {
-      throw new IllegalStateException("expected one aggregate call per state: " + builder.peek());
-    }
-    List<AggregateCall> computed = inner.getAggCallList();
-    RexNode weight = builder.field(keyCount);
-    List<RexNode> products = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
-    List<String> productNames = new ArrayList<>(keys);
-    // per state, the column of its product after the keys; alike calls (an AggregateCall's string
-    // leaves its name out) share one
-    Map<String, Integer> productOf = new HashMap<>();
-    List<Integer> productColumn = new ArrayList<>();
-    for (int i = 0; i < computed.size(); i++) {
-      Integer column = productOf.get(computed.get(i).toString());
-      if (column == null) {
-        column = productOf.size();
-        productOf.put(computed.get(i).toString(), column);
-        products.add(
-            builder.call(SqlStdOperatorTable.MULTIPLY, builder.field(keyCount + 1 + i), weight));
-        productNames.add(names.get(i));
-      }
-      productColumn.add(column);
-    }
-    builder.project(products, productNames);
-    List<AggCall> sums = new ArrayList<>();
-    for (int i = 0; i < productOf.size(); i++) {
-      sums.add(builder.sum(builder.field(keyCount + i)).as(productNames.get(keyCount + i)));
-    }
-    builder.aggregate(builder.groupKey(ImmutableBitSet.range(keyCount)), sums);
-    List<RexNode> columns = new ArrayList<>(builder.fields(ImmutableBitSet.range(keyCount)));
-    for (int column : productColumn) {
-      columns.add(builder.field(keyCount + column));
-    }
-    List<String> columnNames = new ArrayList<>(keys);
-    columnNames.addAll(names);
-    builder.project(columns, columnNames, true);
-    return builder.build();
   }
 
   /**
@@ -434,7 +275,7 @@ public final class AggregateState {
     List<String> names = bounded.getRowType().getFieldNames();
     List<AggCall> sums = new ArrayList<>();
     List<String> exact = new ArrayList<>();
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       List<String> counted = c.countedInDelta();
       List<RexNode> firstPass = new ArrayList<>();
       for (String name : c.deltaColumns()) {
@@ -502,7 +343,7 @@ public final class AggregateState {
     }
     int firstFields = joinWithGroups(builder, first, input);
     List<AggCall> sums = new ArrayList<>();
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       List<RexNode> firstPass = new ArrayList<>();
       for (String name : c.firstPass()) {
         firstPass.add(builder.field(first.getRowType().getFieldNames().indexOf(name)));
@@ -535,7 +376,7 @@ public final class AggregateState {
     for (String key : keys) {
       outputs.add(builder.field(key));
     }
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       List<RexNode> columns = new ArrayList<>();
       c.columns().forEach(column -> columns.add(builder.field(column.name())));
       outputs.add(c.kind().value(builder, columns));
@@ -552,7 +393,7 @@ public final class AggregateState {
     List<AggCall> stateCalls = new ArrayList<>();
     stateCalls.add(builder.countStar(COUNT_COLUMN));
     names.add(COUNT_COLUMN);
-    for (Maintained c : calls) {
+    for (MaintainedCall c : calls) {
       List<AggCall> computed = c.kind().state(builder, builder.fields(c.call().getArgList()));
       addNamed(builder, c, c.ownedOf(computed), c.firstPass(), stateCalls);
       names.addAll(c.firstPass());
@@ -563,7 +404,7 @@ public final class AggregateState {
   /** Adds {@code computed}, the calls of one aggregate, named {@code names}. */
   private void addNamed(
       RelBuilder builder,
-      Maintained c,
+      MaintainedCall c,
       List<AggCall> computed,
       List<String> names,
       List<AggCall> target) {

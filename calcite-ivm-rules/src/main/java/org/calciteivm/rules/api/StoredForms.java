@@ -19,6 +19,7 @@ import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.GroupingSetsState;
+import org.calciteivm.rules.aggregate.MaintainedCall;
 import org.calciteivm.rules.aggregate.StateColumn;
 import org.calciteivm.rules.consolidate.Consolidation;
 import org.calciteivm.rules.merge.StandardMerge;
@@ -51,7 +52,7 @@ final class StoredForms {
     columns.add(rowCount);
     List<List<String>> calls = new ArrayList<>();
     for (int i = 0; i < state.calls().size(); i++) {
-      AggregateState.Maintained call = state.calls().get(i);
+      MaintainedCall call = state.calls().get(i);
       calls.add(call.columns().stream().map(StateColumn::name).toList());
       for (StateColumn column : call.ownColumns()) {
         columns.add(
