@@ -120,26 +120,21 @@ final class DuckDbSpellings {
    */
   private static int comprehension(
       String query, List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
+    Enclosed bracket = Enclosed.at(tokens, at);
+    int close = bracket.close();
     int forAt = -1;
     int inAt = -1;
     int ifAt = -1;
-    int close = -1;
-    int depth = 0;
-    for (int i = at; i < tokens.size() && close < 0; i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("[") || token.isSymbol("(")) {
-        depth++;
-      } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
-        close = i;
-      } else if (depth == 1 && token.isKeyword("FOR") && forAt < 0) {
+    for (int i : bracket.inside()) {
+      if (tokens.get(i).isKeyword("FOR") && forAt < 0) {
         forAt = i;
-      } else if (depth == 1 && token.isKeyword("IN") && forAt >= 0 && inAt < 0) {
+      } else if (tokens.get(i).isKeyword("IN") && forAt >= 0 && inAt < 0) {
         inAt = i;
-      } else if (depth == 1 && token.isKeyword("IF") && inAt >= 0 && ifAt < 0) {
+      } else if (tokens.get(i).isKeyword("IF") && inAt >= 0 && ifAt < 0) {
         ifAt = i;
       }
     }
-    if (forAt < 0 || inAt < 0 || close < 0 || !tokens.get(close).isSymbol("]")) {
+    if (forAt < 0 || inAt < 0 || close < 0) {
       return at;
     }
     String variables = query.substring(tokens.get(forAt).end(), tokens.get(inAt).start()).strip();
@@ -172,21 +167,36 @@ final class DuckDbSpellings {
     return close;
   }
 
+  /**
+   * The bracket or parenthesis opened at a token: the index of the token that closes it (-1 if none
+   * does, or a token of the other kind) and those directly inside it, outside nested brackets and
+   * parentheses.
+   */
+  private record Enclosed(int close, List<Integer> inside) {
+    static Enclosed at(List<SqlToken> tokens, int open) {
+      String closing = tokens.get(open).isSymbol("[") ? "]" : ")";
+      List<Integer> inside = new ArrayList<>();
+      int depth = 0;
+      for (int i = open; i < tokens.size(); i++) {
+        SqlToken token = tokens.get(i);
+        if (token.isSymbol("[") || token.isSymbol("(")) {
+          depth++;
+        } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
+          return new Enclosed(token.isSymbol(closing) ? i : -1, inside);
+        } else if (depth == 1) {
+          inside.add(i);
+        }
+      }
+      return new Enclosed(-1, inside);
+    }
+  }
+
   /** {@code if(c, a, b)} at token {@code at} as a CASE, token by token (ifs nest). */
   private static void ifAsCase(List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
-    List<Integer> commas = new ArrayList<>();
-    int depth = 0;
-    int close = -1;
-    for (int i = at + 1; i < tokens.size() && close < 0; i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("(")) {
-        depth++;
-      } else if (token.isSymbol(")") && --depth == 0) {
-        close = i;
-      } else if (depth == 1 && token.isSymbol(",")) {
-        commas.add(i);
-      }
-    }
+    Enclosed arguments = Enclosed.at(tokens, at + 1);
+    int close = arguments.close();
+    List<Integer> commas =
+        arguments.inside().stream().filter(i -> tokens.get(i).isSymbol(",")).toList();
     if (close < 0 || commas.size() != 2) {
       return; // not DuckDB's three-argument if: the planner reports it
     }
@@ -240,23 +250,18 @@ final class DuckDbSpellings {
   private static void slice(
       String query, List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
     int first = columnBefore(tokens, at, true);
+    Enclosed bracket = Enclosed.at(tokens, at);
+    int close = bracket.close();
     int colon = -1;
-    int close = -1;
-    int depth = 0;
-    for (int i = at; i < tokens.size() && close < 0; i++) {
-      SqlToken token = tokens.get(i);
-      if (token.isSymbol("[") || token.isSymbol("(")) {
-        depth++;
-      } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
-        close = i;
-      } else if (depth == 1 && token.isSymbol(":")) {
+    for (int i : bracket.inside()) {
+      if (tokens.get(i).isSymbol(":")) {
         if (colon >= 0 || i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(":")) {
           return; // a step, or a cast x::t inside
         }
         colon = i;
       }
     }
-    if (first < 0 || colon < 0 || close < 0 || !tokens.get(close).isSymbol("]")) {
+    if (first < 0 || colon < 0 || close < 0) {
       return;
     }
     String from = query.substring(tokens.get(at).end(), tokens.get(colon).start()).strip();
