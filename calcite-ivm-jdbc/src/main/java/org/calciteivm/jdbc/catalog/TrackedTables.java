@@ -41,14 +41,7 @@ public final class TrackedTables {
             .filter(columns::contains)
             .collect(ImmutableList.toImmutableList());
     TrackedTable table = new TrackedTable(id, relation, captured);
-    String columnsRead =
-        captured.stream().map(c -> IvmNames.quote(c) + ", ").collect(Collectors.joining());
-    createDeltaTable(
-        connection,
-        table.deltaTable(),
-        columnsRead,
-        relation.qualifiedName(),
-        "CAST(NULL AS BIGINT)");
+    createDeltaTable(connection, table.deltaTable(), relation, captured);
     return table;
   }
 
@@ -108,12 +101,7 @@ public final class TrackedTables {
     String rebuilt = IvmNames.qualified(IvmNames.SCHEMA, name + "_rebuilt");
     String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
     String epoch = IvmNames.quote(IvmNames.EPOCH_COLUMN);
-    createDeltaTable(
-        connection,
-        rebuilt,
-        captured.stream().map(c -> "r." + IvmNames.quote(c) + ", ").collect(Collectors.joining()),
-        table.relation().qualifiedName() + " r",
-        "CAST(NULL AS BIGINT)");
+    createDeltaTable(connection, rebuilt, table.relation(), captured);
     String copied =
         captured.stream()
             .map(c -> table.captures(c) ? IvmNames.quote(c) + ", " : "NULL, ")
@@ -135,31 +123,30 @@ public final class TrackedTables {
   }
 
   /**
-   * Creates the empty delta table {@code name} with the columns {@code columns} (each followed by a
-   * comma) of {@code from}, then the weight, typed like {@code weight}, and the epoch. Created from
-   * a query rather than from type names so that DuckDB gives each column its source's type whole,
-   * collation included: a {@code VARCHAR COLLATE NOCASE} key captured without its collation would
-   * split one group of the view into several in the change.
+   * Creates the empty delta table {@code name} with the columns {@code captured} of {@code
+   * relation}, then the weight and the epoch. Created from a query rather than from type names so
+   * that DuckDB gives each column its relation's type whole, collation included: a {@code VARCHAR
+   * COLLATE NOCASE} key captured without its collation would split one group of the view into
+   * several in the change.
    */
   private static void createDeltaTable(
-      Connection connection, String name, String columns, String from, String weight)
+      Connection connection, String name, Relation relation, List<String> captured)
       throws SQLException {
-    String weightColumn = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
     try (Statement s = connection.createStatement()) {
       s.execute(
           "CREATE TABLE "
               + name
               + " AS SELECT "
-              + columns
+              + captured.stream().map(c -> IvmNames.quote(c) + ", ").collect(Collectors.joining())
+              + "CAST(NULL AS BIGINT) AS "
               + weight
-              + " AS "
-              + weightColumn
               + ", CAST(NULL AS BIGINT) AS "
               + IvmNames.quote(IvmNames.EPOCH_COLUMN)
               + " FROM "
-              + from
+              + relation.qualifiedName()
               + " WITH NO DATA");
-      s.execute("ALTER TABLE " + name + " ALTER COLUMN " + weightColumn + " SET NOT NULL");
+      s.execute("ALTER TABLE " + name + " ALTER COLUMN " + weight + " SET NOT NULL");
     }
   }
 

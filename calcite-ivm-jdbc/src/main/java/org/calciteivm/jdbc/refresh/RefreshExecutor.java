@@ -132,17 +132,18 @@ public final class RefreshExecutor {
     CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
+    String pendingSql = ChangeLogs.pendingChangesSql(view.id(), inputs);
     Pending pending;
     if (ownTransaction || in != In.OWN_OR_CLIENT_TRANSACTION) {
       pending =
           new Pending(
-              ChangeLogs.pendingChangesSql(view.id(), inputs),
+              pendingSql,
               database.lastRefreshed(view.id()),
               in == In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN);
     } else {
       // inside an auto-commit write that maintains the view, whose statement took the snapshot
       List<CaptureLedger.Mark> since = connection.countedSince(view.id());
-      pending = new Pending(ChangeLogs.pendingChangesSql(view.id(), inputs), since, since != null);
+      pending = new Pending(pendingSql, since, since != null);
     }
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pending, steps));
