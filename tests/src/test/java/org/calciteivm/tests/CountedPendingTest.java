@@ -57,12 +57,7 @@ class CountedPendingTest {
     try (Connection connection = DriverManager.getConnection("jdbc:ivm:duckdb:");
         Statement s = connection.createStatement()) {
       // a table per view: a table other views read too is queried
-      for (Map.Entry<String, String> view : VIEWS.entrySet()) {
-        String table = "t_" + view.getKey();
-        s.execute("CREATE TABLE " + table + " (k INTEGER, v INTEGER)");
-        s.execute("INSERT INTO " + table + " VALUES (1, 1), (1, 2), (2, 5), (2, 5), (3, NULL)");
-        s.execute("CREATE MATERIALIZED VIEW " + view.getKey() + " AS " + ofTable(view));
-      }
+      createTablesAndViews(s, VIEWS, "");
       step(connection, "a first refresh", t -> s.execute("INSERT INTO " + t + " VALUES (7, 7)"));
       step(connection, "an insert", t -> s.execute("INSERT INTO " + t + " VALUES (1, 0), (4, 9)"));
       step(connection, "a delete", t -> s.execute("DELETE FROM " + t + " WHERE v = 2"));
@@ -324,16 +319,7 @@ class CountedPendingTest {
     views.put("distinct_values", "SELECT k, COUNT(DISTINCT v) AS d FROM t GROUP BY k");
     try (Connection connection = DriverManager.getConnection("jdbc:ivm:duckdb:");
         Statement s = connection.createStatement()) {
-      for (Map.Entry<String, String> view : views.entrySet()) {
-        String table = "t_" + view.getKey();
-        s.execute("CREATE TABLE " + table + " (k INTEGER, v INTEGER)");
-        s.execute("INSERT INTO " + table + " VALUES (1, 1), (1, 2), (2, 5), (2, 5), (3, NULL)");
-        s.execute(
-            "CREATE MATERIALIZED VIEW "
-                + view.getKey()
-                + " WITH (refresh = 'immediate') AS "
-                + ofTable(view));
-      }
+      createTablesAndViews(s, views, "WITH (refresh = 'immediate') ");
       List<Write> writes =
           List.of(
               t -> s.execute("INSERT INTO " + t + " VALUES (7, 7)"),
@@ -374,6 +360,21 @@ class CountedPendingTest {
               connection, view.getKey(), ofTable(view), "after write " + w + " (immediate)");
         }
       }
+    }
+  }
+
+  /**
+   * Creates, per view of {@code views}, its table {@code t_<view>} with rows (duplicates and a NULL
+   * among them) and the view over it, with {@code options} before its {@code AS}.
+   */
+  private static void createTablesAndViews(Statement s, Map<String, String> views, String options)
+      throws SQLException {
+    for (Map.Entry<String, String> view : views.entrySet()) {
+      String table = "t_" + view.getKey();
+      s.execute("CREATE TABLE " + table + " (k INTEGER, v INTEGER)");
+      s.execute("INSERT INTO " + table + " VALUES (1, 1), (1, 2), (2, 5), (2, 5), (3, NULL)");
+      s.execute(
+          "CREATE MATERIALIZED VIEW " + view.getKey() + " " + options + "AS " + ofTable(view));
     }
   }
 
