@@ -121,9 +121,11 @@ final class ScenarioRunner implements AutoCloseable {
     this.directory = directory;
     this.databases = databases;
     // the scripts are about applying changes; on their tiny tables ivm_refresh_mode = auto could
-    // recompute instead (refresh_modes.test sets the mode itself)
+    // recompute instead (refresh_modes.test sets the mode itself); -Divm.scenario.mode=full runs
+    // them recomputing
     this.properties = new Properties();
-    this.properties.setProperty("ivm_refresh_mode", "incremental");
+    this.properties.setProperty(
+        "ivm_refresh_mode", System.getProperty("ivm.scenario.mode", "incremental"));
     this.properties.putAll(properties);
     this.database = databases.open(directory.resolve("scenario.duckdb"));
     use("default");

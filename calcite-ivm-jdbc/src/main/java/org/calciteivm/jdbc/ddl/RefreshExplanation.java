@@ -122,7 +122,8 @@ public final class RefreshExplanation {
     if (!readers.isEmpty()) {
       lines.add(
           ViewEntry.dependents(readers, "reads", "read")
-              + " this view, so its refresh also writes its change into a change log");
+              + " this view, so its refresh also writes its change into a change log (not when"
+              + " every view that reads it recomputes in the same refresh)");
     }
     lines.add("strategy: " + program.strategy() + " (" + describe(program.strategy()) + ")");
     RefreshProgram.Choice whenInserts =

@@ -3,8 +3,10 @@ package org.calciteivm.jdbc.ddl;
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.calciteivm.jdbc.CaptureLedger;
@@ -143,6 +145,15 @@ public final class ViewRefreshes {
       boolean graphTransaction)
       throws SQLException {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
+    List<ViewEntry> graph = new ArrayList<>(viewsBelow);
+    graph.add(view);
+    List<RefreshProgram> programs = new ArrayList<>();
+    for (ViewEntry node : graph) {
+      programs.add(program(connection, node));
+    }
+    GraphRoles roles =
+        new GraphRoles(connection.database(), connection.settings(), graph, programs);
+    Map<Integer, RefreshExecutor.Outcome> outcomes = new HashMap<>();
     // the views it reads first: a view's change log keeps what the views reading it have not
     // consumed
     // in the graph's transaction, the first refresh's first statement takes its snapshot
@@ -152,7 +163,9 @@ public final class ViewRefreshes {
             : RefreshExecutor.In.OWN_OR_CLIENT_TRANSACTION;
     for (ViewEntry below : viewsBelow) {
       long started = System.nanoTime();
-      RefreshExecutor.Outcome outcome = refreshOne(connection, below, timed, in);
+      RefreshExecutor.Outcome outcome =
+          refreshOne(connection, below, timed, in, roles.role(below, outcomes));
+      outcomes.put(below.id(), outcome);
       if (graphTransaction) {
         in = RefreshExecutor.In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN;
       }
@@ -164,7 +177,11 @@ public final class ViewRefreshes {
                           + below.name()
                           + "\", which this view reads (")
                   + outcome.changeRows()
-                  + " change rows)",
+                  + " change rows"
+                  + (roles.silent(below)
+                      ? "; its change is not written: the views that read it recompute"
+                      : "")
+                  + ")",
               "",
               System.nanoTime() - started));
       // its own steps, indented under it
@@ -172,18 +189,24 @@ public final class ViewRefreshes {
         steps.add(new RefreshExecutor.Step(NESTED_STEP + step.what(), step.sql(), step.nanos()));
       }
     }
-    RefreshExecutor.Outcome outcome = refreshOne(connection, view, timed, in);
+    RefreshExecutor.Outcome outcome =
+        refreshOne(connection, view, timed, in, roles.role(view, outcomes));
     return timed ? withStepsBefore(steps, outcome) : outcome;
   }
 
   private static RefreshExecutor.Outcome refreshOne(
-      IvmConnection connection, ViewEntry view, boolean timed, RefreshExecutor.In in)
+      IvmConnection connection,
+      ViewEntry view,
+      boolean timed,
+      RefreshExecutor.In in,
+      RefreshExecutor.Role role)
       throws SQLException {
     boolean loads = connection.database().cachedProgram(view.id()) == null;
     long loading = System.nanoTime();
     RefreshProgram program = program(connection, view);
     long loaded = System.nanoTime();
-    RefreshExecutor.Outcome outcome = RefreshExecutor.refresh(connection, view, program, timed, in);
+    RefreshExecutor.Outcome outcome =
+        RefreshExecutor.refresh(connection, view, program, timed, in, role);
     if (!loads || !timed) {
       return outcome;
     }
@@ -206,6 +229,7 @@ public final class ViewRefreshes {
         outcome.changeRows(),
         outcome.choice(),
         outcome.mergeMillis(),
+        outcome.changeWriteMillis(),
         ImmutableList.<RefreshExecutor.Step>builder()
             .addAll(before)
             .addAll(outcome.steps())

@@ -36,8 +36,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * The log's rows get no epoch: the refreshes of the views that read them seal them, as they seal a
  * base table's captured rows.
+ *
+ * <p>The statements that only write the change, or keep what writing it needs, start with {@link
+ * #WRITES_CHANGE}: a refresh whose readers all recompute in the same transaction, and so read none
+ * of its change, leaves them out ({@link #withoutChangeWrites}).
  */
 final class ChangeEmission {
+  /** How a statement that only writes the view's change starts. */
+  static final String WRITES_CHANGE = "/* writes the view's change */ ";
+
   /**
    * The queries of an aggregate view's rows in the groups its view delta touches.
    *
@@ -101,7 +108,8 @@ final class ChangeEmission {
       return statements
           .addAll(merge)
           .add(
-              insertInto()
+              WRITES_CHANGE
+                  + insertInto()
                   + "SELECT "
                   + tuple
                   + IvmNames.quote(ZSets.WEIGHT_COLUMN)
@@ -129,7 +137,7 @@ final class ChangeEmission {
         .add(keep(oldRowsTable, groups.touchedRowsSql()))
         .addAll(merge.subList(1, merge.size()))
         .add(insertChange("", "SELECT * FROM " + oldRowsTable, groups.touchedRowsSql()))
-        .add("DROP TABLE " + oldRowsTable)
+        .add(drop(oldRowsTable))
         .add("DROP TABLE " + viewDeltaTable)
         .build();
   }
@@ -143,12 +151,31 @@ final class ChangeEmission {
         .add(keep(oldRowsTable, everyRow))
         .addAll(recompute)
         .add(insertChange("", "SELECT * FROM " + oldRowsTable, everyRow))
-        .add("DROP TABLE " + oldRowsTable)
+        .add(drop(oldRowsTable))
         .build();
   }
 
+  /** {@code statements} without those that only write the view's change. */
+  static List<String> withoutChangeWrites(List<String> statements) {
+    return statements.stream().filter(sql -> !writesChange(sql)).toList();
+  }
+
+  /** Whether {@code sql} only writes the view's change, or keeps what writing it needs. */
+  static boolean writesChange(String sql) {
+    return sql.startsWith(WRITES_CHANGE);
+  }
+
+  /** Whether {@code sql} inserts the view's change into its change log. */
+  static boolean insertsChange(String sql) {
+    return sql.startsWith(WRITES_CHANGE + "INSERT");
+  }
+
   private static String keep(String table, String rowsSql) {
-    return "CREATE OR REPLACE TEMP TABLE " + table + " AS " + rowsSql;
+    return WRITES_CHANGE + "CREATE OR REPLACE TEMP TABLE " + table + " AS " + rowsSql;
+  }
+
+  private static String drop(String table) {
+    return WRITES_CHANGE + "DROP TABLE " + table;
   }
 
   /**
@@ -160,7 +187,8 @@ final class ChangeEmission {
         IntStream.range(0, log.capturedColumns().size())
             .mapToObj(i -> "c" + i)
             .collect(Collectors.joining(", "));
-    return insertInto()
+    return WRITES_CHANGE
+        + insertInto()
         + with
         + "SELECT "
         + tuple

@@ -25,6 +25,12 @@ public final class RefreshCosts {
   /** The costs as the catalog holds them (the refreshes write them only when they move). */
   private final Map<MergeStrategy, Cost> stored = new HashMap<>();
 
+  /**
+   * The rows of change an incremental refresh of this view wrote per change row it consumed, the
+   * last time it wrote its change in this process; 1 until then.
+   */
+  private double changeWrittenPerRow = 1;
+
   /** Costs read from the catalog. */
   public RefreshCosts(Map<MergeStrategy, Cost> costs) {
     this.costs.putAll(costs);
@@ -149,6 +155,23 @@ public final class RefreshCosts {
       return merge >= 0.2 * recompute;
     }
     return recompute < 0.8 * merge && merge - recompute > 2.0;
+  }
+
+  /**
+   * Records that an incremental refresh consumed {@code consumed} rows and wrote {@code written}.
+   */
+  public synchronized void changeWritten(long consumed, long written) {
+    if (consumed > 0) {
+      changeWrittenPerRow = (double) written / consumed;
+    }
+  }
+
+  /**
+   * The estimated rows of change an incremental refresh of {@code consumed} change rows writes for
+   * the views that read this one, from the last one that wrote its change.
+   */
+  public synchronized long changeWritten(long consumed) {
+    return Math.round(consumed * changeWrittenPerRow);
   }
 
   /** The costs, for EXPLAIN. */

@@ -3,8 +3,6 @@ package org.calciteivm.jdbc.refresh;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,13 +61,40 @@ public final class RefreshExecutor {
    * @param changeRows the captured change rows it consumed, over all base tables
    * @param choice how it applied them, or null if there was nothing to apply
    * @param mergeMillis how long its merge (or recompute) statements took
+   * @param changeWriteMillis how long, of those, the statements that write its change took
    * @param steps the statements it ran with their times, if it was asked to time them
    */
   public record Outcome(
       long changeRows,
       RefreshProgram.@Nullable Choice choice,
       double mergeMillis,
-      ImmutableList<Step> steps) {}
+      double changeWriteMillis,
+      ImmutableList<Step> steps) {
+
+    /** The outcome of a refresh that found nothing to apply. */
+    static Outcome nothing(RefreshSteps steps) {
+      return new Outcome(0, null, 0, 0, steps.timings());
+    }
+  }
+
+  /**
+   * What a refresh of a graph of materialized views ({@link org.calciteivm.jdbc.ddl.ViewRefreshes})
+   * asks of the refresh of one view in it.
+   *
+   * @param writesChange whether the refresh writes the view's change into its change log (if other
+   *     views read it): not when every view that reads it recomputes in the same transaction, and
+   *     so reads none of it
+   * @param recompute whether it must recompute: a view it reads changed without writing its change
+   * @param unwrittenRows the change rows the views below consumed without writing their change for
+   *     it: counted among the change rows it consumed
+   * @param changeWrittenMillis how long the views below took to write the change only this view
+   *     reads: part of what its incremental refresh costs, for {@code auto}
+   */
+  public record Role(
+      boolean writesChange, boolean recompute, long unwrittenRows, double changeWrittenMillis) {
+    /** A view refreshed as it is, asked nothing else. */
+    public static final Role PLAIN = new Role(true, false, 0, 0);
+  }
 
   /**
    * One statement of a refresh.
@@ -95,7 +120,7 @@ public final class RefreshExecutor {
   public static Outcome refresh(
       IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed)
       throws SQLException {
-    return refresh(connection, view, program, timed, In.OWN_OR_CLIENT_TRANSACTION);
+    return refresh(connection, view, program, timed, In.OWN_OR_CLIENT_TRANSACTION, Role.PLAIN);
   }
 
   /** Where a refresh runs, as far as counting its change goes. */
@@ -116,18 +141,27 @@ public final class RefreshExecutor {
   }
 
   /**
-   * {@link #refresh(IvmConnection, ViewEntry, RefreshProgram, boolean)}, run where {@code in} says.
+   * {@link #refresh(IvmConnection, ViewEntry, RefreshProgram, boolean)}, run where {@code in} says,
+   * in the role {@code role} in a refresh of a graph of views.
    */
   public static Outcome refresh(
-      IvmConnection connection, ViewEntry view, RefreshProgram program, boolean timed, In in)
+      IvmConnection connection,
+      ViewEntry view,
+      RefreshProgram program,
+      boolean timed,
+      In in,
+      Role role)
       throws SQLException {
     IvmDatabase database = connection.database();
-    Steps steps = new Steps(connection.refreshStatements(), database.catalog(), timed);
+    RefreshSteps steps =
+        new RefreshSteps(connection.refreshStatements(), database.catalog(), timed);
     // read before the refresh's snapshot: the writes they mark as ended, it consumes
     List<CaptureLedger.Mark> marks = database.captures().marks(view.inputTableIds());
     boolean ownTransaction = !connection.inTransaction();
-    if (ownTransaction && database.refreshedSince(view.id(), view.inputTableIds())) {
-      return new Outcome(0, null, 0, steps.timings());
+    if (ownTransaction
+        && !role.recompute()
+        && database.refreshedSince(view.id(), view.inputTableIds())) {
+      return Outcome.nothing(steps);
     }
     CatalogSnapshot catalog = database.catalog();
     List<TrackedTable> inputs = new ArrayList<>();
@@ -146,10 +180,16 @@ public final class RefreshExecutor {
       pending = new Pending(pendingSql, since, since != null);
     }
     Outcome outcome =
-        database.refreshing(() -> refreshRetrying(connection, view, program, pending, steps));
-    if (outcome.choice() != null) {
+        database.refreshing(() -> refreshRetrying(connection, view, program, pending, role, steps));
+    if (outcome.choice() != null && role.writesChange()) {
       // what auto chooses from next time (the catalog has it once the transaction commits)
-      program.costs().record(outcome.choice().merge(), outcome.changeRows(), outcome.mergeMillis());
+      MergeStrategy merge = outcome.choice().merge();
+      program
+          .costs()
+          .record(
+              merge,
+              Math.max(1, outcome.changeRows()),
+              costedMillis(merge, outcome.mergeMillis(), role));
     }
     if (ownTransaction) {
       database.refreshed(view.id(), marks);
@@ -162,13 +202,14 @@ public final class RefreshExecutor {
       ViewEntry view,
       RefreshProgram program,
       Pending pending,
-      Steps steps)
+      Role role,
+      RefreshSteps steps)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
     SqlWork<Outcome> refresh =
         () ->
             connection.atomically(
-                () -> refreshOnce(connection, view, program, pending, steps, catalog));
+                () -> refreshOnce(connection, view, program, pending, role, steps, catalog));
     if (connection.inTransaction()) {
       // the client's transaction cannot start over: its conflict is the client's to handle
       return refresh.run();
@@ -183,7 +224,8 @@ public final class RefreshExecutor {
       ViewEntry view,
       RefreshProgram program,
       Pending found,
-      Steps steps,
+      Role role,
+      RefreshSteps steps,
       CatalogSnapshot catalog)
       throws SQLException {
     long started = System.nanoTime();
@@ -201,8 +243,8 @@ public final class RefreshExecutor {
       // queried inside the transaction: what it sees is what it consumes
       pending = steps.pending(found.sql());
     }
-    if (pending.isEmpty()) {
-      return new Outcome(0, null, 0, steps.timings());
+    if (pending.isEmpty() && !role.recompute()) {
+      return Outcome.nothing(steps);
     }
     // the epoch each shared table is sealed with, up to which the view consumes it; a table only
     // this view reads keeps its watermark: every row of it the refresh sees is consumed and
@@ -247,9 +289,11 @@ public final class RefreshExecutor {
             program.scannedTableIds().size() > 1 ? deleteOnly.build() : ImmutableSet.of());
     long choosing = System.nanoTime();
     boolean compiles =
-        !program.fullRefreshCheaper(change, rows, settings)
+        !role.recompute()
+            && !program.fullRefreshCheaper(change, rows, settings)
             && !program.deltas().isCompiled(change, program.joinStrategy(change, settings));
-    RefreshProgram.Choice choice = program.choose(change, rows, settings);
+    RefreshProgram.Choice choice =
+        role.recompute() ? program.recompute() : program.choose(change, rows, settings);
     if (compiles) {
       steps.record(
           "compile the delta program for this change (first refresh of its kind; stored for the"
@@ -262,13 +306,26 @@ public final class RefreshExecutor {
         choice.merge() == MergeStrategy.FULL_RECOMPUTE
             ? "recompute the view (" + choice.merge() + ")"
             : "merge (" + choice.merge() + ")";
+    long writingChange = 0;
+    long changeWritten = 0;
     for (String sql : choice.statements()) {
-      steps.execute(what, sql);
+      boolean writesChange = ChangeEmission.writesChange(sql);
+      if (writesChange && !role.writesChange()) {
+        continue;
+      }
+      long start = System.nanoTime();
+      long count =
+          steps.execute(
+              writesChange ? "write the view's change for the views that read it" : what, sql);
+      if (writesChange) {
+        writingChange += System.nanoTime() - start;
+        changeWritten += ChangeEmission.insertsChange(sql) ? Math.max(0, count) : 0;
+      }
     }
     double mergeMillis = (System.nanoTime() - merging) / 1e6;
     // the views that read this one have a change to consume now: registered before the commit
     Optional<TrackedTable> log = catalog.trackedTable(view.userViewSchema(), view.name());
-    if (log.isPresent()) {
+    if (log.isPresent() && role.writesChange()) {
       connection.changeLogWritten(log.get().id());
     }
     if (!consumedUpTo.isEmpty()) {
@@ -291,15 +348,26 @@ public final class RefreshExecutor {
       // the counted rows were an estimate; every changed table is this view's alone, and the
       // refresh deleted every row of its log it saw, which are the rows it consumed
       rows = deleted;
-      if (rows == 0) {
+      if (rows == 0 && !role.recompute()) {
         // the counted writes rolled back: the merge found nothing, as the query would have
-        return new Outcome(0, null, 0, steps.timings());
+        return Outcome.nothing(steps);
       }
     }
     double refreshMillis = (System.nanoTime() - started) / 1e6;
     String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
-    double remembered = program.costs().remembered(choice.merge(), rows, mergeMillis);
-    if (program.costs().mustStore(choice.merge(), rows, remembered)) {
+    if (writingChange > 0 && choice.merge() != MergeStrategy.FULL_RECOMPUTE) {
+      program.costs().changeWritten(rows, changeWritten);
+    }
+    // a recompute for a change the views below did not write consumed theirs; a cost of no change
+    // rows would read as the population by CREATE (RefreshCosts.recomputeCheaper)
+    rows += role.unwrittenRows();
+    long costedRows = Math.max(1, rows);
+    double remembered =
+        program
+            .costs()
+            .remembered(
+                choice.merge(), costedRows, costedMillis(choice.merge(), mergeMillis, role));
+    if (role.writesChange() && program.costs().mustStore(choice.merge(), costedRows, remembered)) {
       steps.execute(
           "record the refresh and its cost in ivm_views",
           RefreshStatistics.recordedSql(view.id()),
@@ -307,7 +375,7 @@ public final class RefreshExecutor {
           mode,
           mergeMillis,
           choice.merge().name(),
-          rows,
+          costedRows,
           remembered);
     } else if (!view.isHidden()) {
       // a hidden view's statistics are nobody's to read (ivm_views lists the user's views), so
@@ -319,7 +387,17 @@ public final class RefreshExecutor {
           mode,
           mergeMillis);
     }
-    return new Outcome(rows, choice, mergeMillis, steps.timings());
+    return new Outcome(rows, choice, mergeMillis, writingChange / 1e6, steps.timings());
+  }
+
+  /**
+   * The time a refresh in {@code role} whose merge took {@code mergeMillis} records as its cost: an
+   * incremental one also pays for the change the views below wrote for it alone.
+   */
+  private static double costedMillis(MergeStrategy merge, double mergeMillis, Role role) {
+    return merge == MergeStrategy.FULL_RECOMPUTE
+        ? mergeMillis
+        : mergeMillis + role.changeWrittenMillis();
   }
 
   /**
@@ -327,7 +405,7 @@ public final class RefreshExecutor {
    * ChangeLogs#pendingChangesSql}, or its estimate from this JVM's counts ({@link
    * #countedPending}).
    */
-  private record PendingInput(int tableId, long rows, long minWeight, long maxWeight) {}
+  record PendingInput(int tableId, long rows, long minWeight, long maxWeight) {}
 
   /**
    * How a refresh finds its pending change.
@@ -400,82 +478,9 @@ public final class RefreshExecutor {
     List<TrackedTable> inputs = new ArrayList<>();
     view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
     ImmutableMap.Builder<Integer, Long> rows = ImmutableMap.builder();
-    new Steps(connection.refreshStatements(), catalog, false)
+    new RefreshSteps(connection.refreshStatements(), catalog, false)
         .pending(ChangeLogs.pendingChangesSql(view.id(), inputs))
         .forEach((table, input) -> rows.put(table, input.rows()));
     return rows.buildOrThrow();
-  }
-
-  /** Runs a refresh's statements, prepared once per connection, timing them when asked. */
-  private static final class Steps {
-    private final RefreshStatements statements;
-    private final Object catalogVersion;
-    private final @Nullable List<Step> timings;
-
-    Steps(RefreshStatements statements, CatalogSnapshot catalog, boolean timed) {
-      this.statements = statements;
-      this.catalogVersion = catalog;
-      this.timings = timed ? new ArrayList<>() : null;
-    }
-
-    ImmutableList<Step> timings() {
-      return timings == null ? ImmutableList.of() : ImmutableList.copyOf(timings);
-    }
-
-    Map<Integer, PendingInput> pending(String sql) throws SQLException {
-      Map<Integer, PendingInput> pending = new LinkedHashMap<>();
-      query(
-          "find the pending change",
-          sql,
-          rs ->
-              pending.put(
-                  rs.getInt("table_id"),
-                  new PendingInput(
-                      rs.getInt("table_id"),
-                      rs.getLong("change_rows"),
-                      rs.getLong("min_weight"),
-                      rs.getLong("max_weight"))));
-      return pending;
-    }
-
-    /** Runs one statement; returns its update count (-1 if it has none). */
-    long execute(String what, String sql, Object... parameters) throws SQLException {
-      long start = System.nanoTime();
-      PreparedStatement statement = prepared(sql, parameters);
-      statement.execute();
-      record(what, sql, start);
-      return statement.getUpdateCount();
-    }
-
-    void query(String what, String sql, RowReader reader, Object... parameters)
-        throws SQLException {
-      long start = System.nanoTime();
-      try (ResultSet rs = prepared(sql, parameters).executeQuery()) {
-        while (rs.next()) {
-          reader.read(rs);
-        }
-      }
-      record(what, sql, start);
-    }
-
-    private PreparedStatement prepared(String sql, Object... parameters) throws SQLException {
-      PreparedStatement statement = statements.prepared(sql, catalogVersion);
-      for (int i = 0; i < parameters.length; i++) {
-        statement.setObject(i + 1, parameters[i]);
-      }
-      return statement;
-    }
-
-    void record(String what, String sql, long start) {
-      if (timings != null) {
-        timings.add(new Step(what, sql, System.nanoTime() - start));
-      }
-    }
-  }
-
-  /** Reads one row of a result. */
-  @FunctionalInterface
-  private interface RowReader {
-    void read(ResultSet rs) throws SQLException;
   }
 }

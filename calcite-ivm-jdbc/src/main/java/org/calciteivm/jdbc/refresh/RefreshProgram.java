@@ -109,9 +109,14 @@ public record RefreshProgram(
   public Choice choose(PendingChange pending, long changeRows, IvmSettings settings)
       throws SQLException {
     if (fullRefreshCheaper(pending, changeRows, settings)) {
-      return new Choice(null, MergeStrategy.FULL_RECOMPUTE, fullRefresh);
+      return recompute();
     }
     return incremental(pending, settings);
+  }
+
+  /** Recomputes the view, whatever is pending. */
+  public Choice recompute() {
+    return new Choice(null, MergeStrategy.FULL_RECOMPUTE, fullRefresh);
   }
 
   /** Whether {@link #choose} recomputes the view for {@code pending}. */
