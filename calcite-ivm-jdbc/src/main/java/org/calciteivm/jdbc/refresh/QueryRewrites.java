@@ -17,10 +17,10 @@ import org.calciteivm.jdbc.sql.SqlToken;
  * The rewrites CREATE applies to the query a user wrote, in order, so that Calcite and every later
  * step read an ordinary query: DuckDB's prefix operator {@code ^@} as {@code starts_with} ({@link
  * StartsWithOperators}), its FROM-first order ({@link FromFirst}), its short spellings of standard
- * expressions ({@link DuckDbSpellings}), its division operator {@code //} as {@code divide} ({@link
- * IntegerDivisions}, again after the rewrites below for a query that parses only then), series
- * table functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT ON} as a
- * {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the {@code
+ * expressions ({@link DuckDbSpellings}), its operators {@code //} and {@code GLOB} as functions
+ * ({@link InfixFunctions}, again after the rewrites below for a query that parses only then),
+ * series table functions as {@code unnest} ({@link TableFunctions}), {@code SELECT DISTINCT ON} as
+ * a {@code QUALIFY} filter ({@link DistinctOn}), list literals ({@link ListLiterals}), the {@code
  * ORDER BY} of DuckDB's ordered aggregate calls as {@code WITHIN GROUP} ({@link
  * OrderedAggregateCalls}), {@code ASOF JOIN} as a join with the nearest rows' bounds ({@link
  * AsofJoins}), {@code SEMI}/{@code ANTI JOIN} ({@link SemiAntiJoins}) and {@code GROUP BY ALL}
@@ -89,7 +89,7 @@ public final class QueryRewrites {
       throws SQLException {
     refuseColumnsExpressions(query, viewName);
     String ordinary =
-        IntegerDivisions.rewrite( // again, for a query that parses only once rewritten
+        InfixFunctions.rewrite( // again, for a query that parses only once rewritten
             GroupByAll.expand(
                 SemiAntiJoins.rewrite(
                     AsofJoins.rewrite(
@@ -98,7 +98,7 @@ public final class QueryRewrites {
                                 DistinctOn.rewrite(
                                     SelectListUnnest.rewrite(
                                         TableFunctions.rewrite(
-                                            IntegerDivisions.rewrite(
+                                            InfixFunctions.rewrite(
                                                 DuckDbSpellings.rewrite(
                                                     FromFirst.rewrite(
                                                         StartsWithOperators.rewrite(

@@ -1,6 +1,7 @@
 package org.calciteivm.rules.sql;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
@@ -8,10 +9,12 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCollectionTypeNameSpec;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDialect;
+import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.dialect.DuckDBSqlDialect;
 import org.apache.calcite.sql.parser.SqlParserPos;
@@ -80,6 +83,19 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
       writer.keyword("NULL");
       return;
     }
+    if (call.getOperator() instanceof SqlFunction function
+        && function.getSyntax() == SqlSyntax.FUNCTION
+        && !PLAIN_NAME.matcher(function.getName()).matches()) {
+      // a DuckDB function named by symbols ("~~~", which GLOB stands for): read only quoted
+      writer.print(quoteIdentifier(function.getName()));
+      SqlWriter.Frame frame = writer.startList("(", ")");
+      for (SqlNode operand : call.getOperandList()) {
+        writer.sep(",");
+        operand.unparse(writer, 0, 0);
+      }
+      writer.endList(frame);
+      return;
+    }
     if (call.getKind() == SqlKind.SAFE_CAST && call.operandCount() == 2) {
       // Calcite writes its TRY_CAST as SAFE_CAST (BigQuery's name), which DuckDB does not know
       SqlWriter.Frame frame = writer.startFunCall("TRY_CAST");
@@ -106,6 +122,9 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
     }
     super.unparseCall(writer, call, leftPrec, rightPrec);
   }
+
+  /** A function name DuckDB reads unquoted. */
+  private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*");
 
   /**
    * Whether {@code aggregate} takes its ORDER BY inside the call, as DuckDB writes every aggregate
