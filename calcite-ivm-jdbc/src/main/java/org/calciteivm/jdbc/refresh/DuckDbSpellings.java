@@ -30,6 +30,9 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *   <li>the list type {@code T[]} (in a cast: {@code CAST(x AS VARCHAR[])}, {@code x::INTEGER[][]})
  *       as {@code T ARRAY}, its standard spelling: empty brackets after a type name or a closing
  *       parenthesis or bracket are no subscript, and after no expression they are an empty list;
+ *   <li>the struct literal {@code {'a': x, 'b': y}} as {@code struct_pack("a" => x, "b" => y)}, and
+ *       a named argument {@code a := x} as {@code a => x}: DuckDB reads both spellings, and
+ *       Calcite's parser the second ({@link org.calciteivm.rules.frontend.StructPacks});
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
  *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
@@ -68,6 +71,13 @@ final class DuckDbSpellings {
         ifAsCase(tokens, i, edits);
       } else if (token.isKeyword("IFNULL") && call) {
         edits.add(new QueryEdits.Edit(token.start(), token.end(), "COALESCE"));
+      } else if (token.isSymbol("{") && (i == 0 || !tokens.get(i - 1).isKeyword("MAP"))) {
+        structLiteral(tokens, i, edits);
+      } else if (token.isSymbol(":")
+          && tokens.get(i + 1).isSymbol("=")
+          && adjacent(tokens, i, i + 1)) {
+        edits.add(new QueryEdits.Edit(token.start(), tokens.get(i + 1).end(), "=>"));
+        i++;
       } else if (token.isKeyword("FILTER")
           && tokens.get(i + 1).isSymbol("(")
           && i + 2 < tokens.size()
@@ -174,14 +184,16 @@ final class DuckDbSpellings {
    */
   private record Enclosed(int close, List<Integer> inside) {
     static Enclosed at(List<SqlToken> tokens, int open) {
-      String closing = tokens.get(open).isSymbol("[") ? "]" : ")";
+      String closing =
+          tokens.get(open).isSymbol("[") ? "]" : tokens.get(open).isSymbol("{") ? "}" : ")";
       List<Integer> inside = new ArrayList<>();
       int depth = 0;
       for (int i = open; i < tokens.size(); i++) {
         SqlToken token = tokens.get(i);
-        if (token.isSymbol("[") || token.isSymbol("(")) {
+        if (token.isSymbol("[") || token.isSymbol("(") || token.isSymbol("{")) {
           depth++;
-        } else if ((token.isSymbol("]") || token.isSymbol(")")) && --depth == 0) {
+        } else if ((token.isSymbol("]") || token.isSymbol(")") || token.isSymbol("}"))
+            && --depth == 0) {
           return new Enclosed(token.isSymbol(closing) ? i : -1, inside);
         } else if (depth == 1) {
           inside.add(i);
@@ -189,6 +201,52 @@ final class DuckDbSpellings {
       }
       return new Enclosed(-1, inside);
     }
+  }
+
+  /**
+   * The struct literal {@code {'a': x, 'b': y}} opened at token {@code at} as {@code
+   * struct_pack("a" => x, "b" => y)}, token by token (literals nest); left as it is unless each
+   * entry starts with a name (a string or an identifier) and a colon.
+   */
+  private static void structLiteral(List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
+    Enclosed braces = Enclosed.at(tokens, at);
+    if (braces.close() < 0) {
+      return;
+    }
+    List<QueryEdits.Edit> literal = new ArrayList<>();
+    boolean entryStarts = true;
+    for (int i : braces.inside()) {
+      SqlToken token = tokens.get(i);
+      if (entryStarts) {
+        boolean named =
+            (token.kind() == SqlToken.Kind.STRING && token.text().startsWith("'")
+                    || token.isIdentifier())
+                && i + 1 < braces.close()
+                && tokens.get(i + 1).isSymbol(":");
+        if (!named) {
+          return;
+        }
+        String name =
+            token.kind() == SqlToken.Kind.STRING
+                ? token.text().substring(1, token.text().length() - 1).replace("''", "'")
+                : token.identifier();
+        literal.add(
+            new QueryEdits.Edit(
+                token.start(),
+                tokens.get(i + 1).end(),
+                "\"" + name.replace("\"", "\"\"") + "\" =>"));
+        entryStarts = false;
+      } else if (token.isSymbol(",")) {
+        entryStarts = true;
+      }
+    }
+    if (entryStarts) {
+      return; // no entry, or a comma last
+    }
+    literal.add(new QueryEdits.Edit(tokens.get(at).start(), tokens.get(at).end(), "struct_pack("));
+    SqlToken close = tokens.get(braces.close());
+    literal.add(new QueryEdits.Edit(close.start(), close.end(), ")"));
+    edits.addAll(literal);
   }
 
   /** {@code if(c, a, b)} at token {@code at} as a CASE, token by token (ifs nest). */

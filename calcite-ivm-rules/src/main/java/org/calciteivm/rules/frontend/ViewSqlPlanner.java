@@ -131,7 +131,9 @@ public final class ViewSqlPlanner {
                         SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
                             SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
                         // DuckDB's TRY_CAST(x AS t), NULL where the cast fails
-                        SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST)),
+                        SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST),
+                        // DuckDB's struct_pack(a => x), made positional after parsing
+                        SqlOperatorTables.of(StructPacks.STRUCT_PACK)),
                     moreFunctions))
             .sqlToRelConverterConfig(
                 SqlToRelConverter.config()
@@ -156,7 +158,8 @@ public final class ViewSqlPlanner {
   public RelNode toRel(String viewName, String sql) throws SQLException {
     SqlNode parsed;
     try {
-      parsed = LambdaSyntax.parser(sql, config.getParserConfig()).parseStmt();
+      parsed =
+          StructPacks.positional(LambdaSyntax.parser(sql, config.getParserConfig()).parseStmt());
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
           "materialized view \"" + viewName + "\": syntax error " + where(e, sql), "42601", e);
@@ -249,7 +252,7 @@ public final class ViewSqlPlanner {
     // Calcite's own Planner flattens structured types here; a view does not: a STRUCT column
     // stays one column, and DuckDB reads its fields (s.a) as written.
     // As Calcite's own Planner does: correlated subqueries become joins where they can
-    root = root.withRel(SubqueryJoins.of(viewName, root.rel));
+    root = root.withRel(SubqueryJoins.of(viewName, StructPacks.fieldsRead(root.rel)));
     root =
         root.withRel(
             RelDecorrelator.decorrelateQuery(

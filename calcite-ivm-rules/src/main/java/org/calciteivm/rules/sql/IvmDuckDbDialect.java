@@ -20,6 +20,7 @@ import org.apache.calcite.sql.dialect.DuckDBSqlDialect;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.Optionality;
+import org.calciteivm.rules.frontend.StructPacks;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -75,12 +76,18 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
 
   @Override
   public void unparseCall(SqlWriter writer, SqlCall call, int leftPrec, int rightPrec) {
-    if (call.getKind() == SqlKind.CAST
-        && call.operandCount() == 2
-        && call.operand(1) == null
-        && call.operand(0) instanceof SqlLiteral literal
-        && literal.getValue() == null) {
-      writer.keyword("NULL");
+    if (call.getKind() == SqlKind.CAST && call.operandCount() == 2 && call.operand(1) == null) {
+      // a cast omitted (getCastSpec): a NULL, or the value as it is (a struct Calcite casts to
+      // the same fields of other nullability, to compare it with another)
+      if (call.operand(0) instanceof SqlLiteral literal && literal.getValue() == null) {
+        writer.keyword("NULL");
+      } else {
+        call.operand(0).unparse(writer, leftPrec, rightPrec);
+      }
+      return;
+    }
+    if (call.getOperator() == StructPacks.STRUCT_PACK) {
+      StructPacks.unparse(writer, call);
       return;
     }
     if (call.getOperator() instanceof SqlFunction function
