@@ -4,7 +4,9 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,12 @@ public final class IvmDatabase {
   /** Whether the database is read-only: nothing is scheduled on it. */
   private final boolean readOnly;
 
+  /**
+   * DuckDB's name of the database (its catalog: {@code memory}, or the file's name without its
+   * extension), by which statements may qualify its tables ({@code shop.t}, {@code shop.main.t}).
+   */
+  private final String name;
+
   /** The scheduler of scheduled views, once the catalog has one; null before. */
   private @Nullable RefreshScheduler scheduler;
 
@@ -57,9 +65,19 @@ public final class IvmDatabase {
     this.key = key;
     this.root = root;
     this.readOnly = IvmCatalog.isReadOnly(root);
+    try (Statement s = root.createStatement();
+        ResultSet rs = s.executeQuery("SELECT current_database()")) {
+      rs.next();
+      this.name = rs.getString(1);
+    }
     IvmCatalog.open(root);
     this.catalog = IvmCatalog.load(root);
     scheduleIfNeeded();
+  }
+
+  /** DuckDB's name of the database, by which statements may qualify its tables. */
+  public String name() {
+    return name;
   }
 
   /** Starts the scheduler if the catalog has a scheduled view and none runs yet. */

@@ -62,7 +62,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     ParsedStatement parsed = StatementParser.parse(sql);
     Connection duckDb = connection.duckDb();
     if (parsed instanceof Write write) {
-      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write);
+      Optional<CapturePlan> plan =
+          ChangeCapture.plan(connection.database().catalog(), connection.database().name(), write);
       if (plan.isPresent()) {
         plan.get().setUp(duckDb);
         return new IvmPreparedStatement(
@@ -85,7 +86,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
     if (write == null || catalog == plannedWith) {
       return;
     }
-    CapturePlan current = ChangeCapture.plan(catalog, write).orElse(null);
+    CapturePlan current =
+        ChangeCapture.plan(catalog, connection.database().name(), write).orElse(null);
     if (!Objects.equals(current, capture)) {
       throw new SQLException(
           "materialized views reading "

@@ -108,7 +108,8 @@ final class StatementRouter {
       return new Count(0);
     }
     if (parsed instanceof Write write) {
-      Optional<CapturePlan> plan = ChangeCapture.plan(connection.database().catalog(), write);
+      Optional<CapturePlan> plan =
+          ChangeCapture.plan(connection.database().catalog(), connection.database().name(), write);
       if (plan.isPresent()) {
         return new Count(
             connection.capturing(plan.get(), () -> plan.get().run(connection.duckDb())));

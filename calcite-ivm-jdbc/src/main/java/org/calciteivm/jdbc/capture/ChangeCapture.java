@@ -2,14 +2,17 @@ package org.calciteivm.jdbc.capture;
 
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
 import java.util.Optional;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.jdbc.sql.WriteFrameParser;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Decides how a write is run: unchanged when its target has no materialized view, through a {@link
@@ -23,10 +26,13 @@ public final class ChangeCapture {
    * The capture plan of {@code write}, or empty if it runs unchanged: its target is not tracked, or
    * it is an UPDATE of columns no view reads.
    */
-  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, Write write)
+  public static Optional<CapturePlan> plan(CatalogSnapshot catalog, String database, Write write)
       throws SQLException {
-    Optional<ViewEntry> hidden =
-        catalog.viewByUserView(write.target().schema(), write.target().name());
+    ObjectName target = inDatabase(write.target(), database, catalog);
+    if (target == null) {
+      return Optional.empty(); // a table of another attached database
+    }
+    Optional<ViewEntry> hidden = catalog.viewByUserView(target.schema(), target.name());
     if (hidden.isPresent() && hidden.get().isHidden()) {
       throw new SQLException(
           hidden.get().describeHidden()
@@ -35,7 +41,7 @@ public final class ChangeCapture {
               + "\"",
           "42809");
     }
-    if (write.target().schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
+    if (target.schema().equalsIgnoreCase(IvmNames.SCHEMA)) {
       throw new SQLException(
           "table "
               + write.target()
@@ -43,7 +49,7 @@ public final class ChangeCapture {
               + " use REFRESH or DROP MATERIALIZED VIEW",
           "42501");
     }
-    Optional<ViewEntry> view = catalog.view(write.target().schema(), write.target().name());
+    Optional<ViewEntry> view = catalog.view(target.schema(), target.name());
     if (view.isPresent()) {
       throw new SQLException(
           "materialized view \""
@@ -51,8 +57,7 @@ public final class ChangeCapture {
               + "\" cannot be written: it changes only by REFRESH MATERIALIZED VIEW",
           "42809");
     }
-    Optional<TrackedTable> tracked =
-        catalog.trackedTable(write.target().schema(), write.target().name());
+    Optional<TrackedTable> tracked = catalog.trackedTable(target.schema(), target.name());
     if (tracked.isEmpty()) {
       return Optional.empty();
     }
@@ -64,12 +69,36 @@ public final class ChangeCapture {
               + ViewEntry.dependents(
                   catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
               + ": use INSERT, UPDATE, DELETE or TRUNCATE"
-              + " (COPY FROM, MERGE, INSERT OR REPLACE/IGNORE, writes in WITH and EXPLAIN ANALYZE"
-              + " are not captured)",
+              + " (COPY FROM, MERGE, INSERT OR REPLACE/IGNORE, writes in WITH, writes prepared by"
+              + " SQL PREPARE, which a JDBC PreparedStatement replaces, and EXPLAIN ANALYZE are not"
+              + " captured)",
           "0A000");
     }
     // only now is the frame read: a write to another table goes to DuckDB as written
     return Optional.ofNullable(
         CaptureRewriter.rewrite(WriteFrameParser.parse(write), tracked.get()));
+  }
+
+  /**
+   * {@code target} as a name in the database named {@code database}, resolved as DuckDB resolves
+   * it: {@code c.s.t} is in catalog {@code c}, and {@code x.t} is in schema {@code x} if the
+   * database has one (as far as its catalog of tracked tables and views tells), else in the default
+   * schema of catalog {@code x}; null if the name is in another attached database.
+   */
+  static @Nullable ObjectName inDatabase(
+      ObjectName target, String database, CatalogSnapshot catalog) {
+    List<String> parts = target.parts();
+    if (parts.size() == 3) {
+      return parts.get(0).equalsIgnoreCase(database)
+          ? ObjectName.of(parts.subList(1, 3), target.start(), target.end(), target.nameQuoted())
+          : null;
+    }
+    if (parts.size() == 2 && !catalog.hasSchema(parts.get(0))) {
+      return parts.get(0).equalsIgnoreCase(database)
+          ? ObjectName.of(
+              List.of("main", parts.get(1)), target.start(), target.end(), target.nameQuoted())
+          : target;
+    }
+    return target;
   }
 }

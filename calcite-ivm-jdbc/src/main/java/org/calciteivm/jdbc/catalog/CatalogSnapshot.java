@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.calciteivm.core.IvmNames;
 
 /**
  * calcite-ivm's catalog as of one committed state: the tracked tables and the views. Immutable;
@@ -53,6 +54,17 @@ public final class CatalogSnapshot {
   /** The tracked table {@code schema.name}, ignoring case. */
   public Optional<TrackedTable> trackedTable(String schema, String name) {
     return Optional.ofNullable(tablesByName.get(DuckDbCatalog.key(schema, name)));
+  }
+
+  /**
+   * Whether some tracked table or materialized view is in schema {@code schema} (ignoring case), or
+   * the schema is calcite-ivm's own.
+   */
+  public boolean hasSchema(String schema) {
+    return schema.equalsIgnoreCase(IvmNames.SCHEMA)
+        || tablesById.values().stream()
+            .anyMatch(t -> t.relation().schema().equalsIgnoreCase(schema))
+        || views.stream().anyMatch(v -> v.userViewSchema().equalsIgnoreCase(schema));
   }
 
   /** The tracked table with id {@code id}. */

@@ -135,6 +135,8 @@ public final class StatementParser {
         return write(WriteKind.UNCAPTURABLE, in.name(), in);
       case "COPY":
         return copy(in);
+      case "PREPARE":
+        return prepare(in);
       case "WITH":
         return with(in);
       case "BEGIN":
@@ -402,6 +404,21 @@ public final class StatementParser {
     ObjectName target = in.name();
     return in.skipToTopLevel(token -> token.isKeyword("FROM"))
         ? write(WriteKind.UNCAPTURABLE, target, in)
+        : new Other();
+  }
+
+  /**
+   * {@code PREPARE name AS statement}: a write prepared so runs later by {@code EXECUTE}, which the
+   * driver cannot capture (a JDBC PreparedStatement is captured).
+   */
+  private static ParsedStatement prepare(TokenCursor in) throws SQLException {
+    in.next();
+    if (!in.skipToTopLevel(token -> token.isKeyword("AS"))) {
+      return new Other();
+    }
+    in.next();
+    return parse(in) instanceof Write prepared
+        ? write(WriteKind.UNCAPTURABLE, prepared.target(), in)
         : new Other();
   }
 
