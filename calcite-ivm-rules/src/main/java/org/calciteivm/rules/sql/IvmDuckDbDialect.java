@@ -55,6 +55,9 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
         return spec(SqlTypeName.VARCHAR);
       case TIMESTAMP:
         return spec(SqlTypeName.TIMESTAMP);
+      case TIME:
+        // DuckDB's TIME takes no precision (Calcite writes TIME(0))
+        return spec(SqlTypeName.TIME);
       case ARRAY:
         // its element written by the same rules (no character set, no timestamp precision)
         SqlNode element = getCastSpec(type.getComponentType());
