@@ -33,6 +33,8 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *   <li>the struct literal {@code {'a': x, 'b': y}} as {@code struct_pack("a" => x, "b" => y)}, and
  *       a named argument {@code a := x} as {@code a => x}: DuckDB reads both spellings, and
  *       Calcite's parser the second ({@link org.calciteivm.rules.frontend.StructPacks});
+ *   <li>{@code datediff}, {@code date_diff} and {@code datepart} named in double quotes ({@link
+ *       #OWN_SYNTAX});
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
  *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
@@ -51,6 +53,13 @@ final class DuckDbSpellings {
       Set.of(
           "YEAR", "YEARS", "MONTH", "MONTHS", "DAY", "DAYS", "HOUR", "HOURS", "MINUTE", "MINUTES",
           "SECOND", "SECONDS");
+
+  /**
+   * DuckDB's functions whose names Calcite's grammar reads with syntax of its own (SQL Server's
+   * {@code DATEDIFF(unit, a, b)}, BigQuery's {@code DATE_DIFF(a, b, unit)}): named in double
+   * quotes, which DuckDB reads alike, they are ordinary calls of DuckDB's functions for Calcite.
+   */
+  private static final Set<String> OWN_SYNTAX = Set.of("DATEDIFF", "DATE_DIFF", "DATEPART");
 
   /** {@code query} with DuckDB's short spellings written out; {@code query} if it has none. */
   static String rewrite(String query) throws SQLException {
@@ -71,6 +80,10 @@ final class DuckDbSpellings {
         ifAsCase(tokens, i, edits);
       } else if (token.isKeyword("IFNULL") && call) {
         edits.add(new QueryEdits.Edit(token.start(), token.end(), "COALESCE"));
+      } else if (call && OWN_SYNTAX.contains(token.upper())) {
+        edits.add(
+            new QueryEdits.Edit(
+                token.start(), token.end(), "\"" + token.text().toLowerCase(Locale.ROOT) + "\""));
       } else if (token.isSymbol("{") && (i == 0 || !tokens.get(i - 1).isKeyword("MAP"))) {
         structLiteral(tokens, i, edits);
       } else if (token.isSymbol(":")
