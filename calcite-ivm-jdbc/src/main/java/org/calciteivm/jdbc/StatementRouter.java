@@ -119,7 +119,7 @@ final class StatementRouter {
         return new Count(0);
       }
     } else if (parsed instanceof SchemaChange change) {
-      SchemaGuard.check(connection.database().catalog(), change);
+      SchemaGuard.check(connection.database().catalog(), connection.database().name(), change);
     } else if (parsed instanceof TransactionControl control) {
       if (control.commits()) {
         // DuckDB reports success for the COMMIT of a transaction a conflict aborted

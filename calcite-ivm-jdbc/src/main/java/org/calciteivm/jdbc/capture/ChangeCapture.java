@@ -2,7 +2,6 @@ package org.calciteivm.jdbc.capture;
 
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.List;
 import java.util.Optional;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
@@ -12,7 +11,6 @@ import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.jdbc.sql.WriteFrameParser;
-import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Decides how a write is run: unchanged when its target has no materialized view, through a {@link
@@ -28,7 +26,7 @@ public final class ChangeCapture {
    */
   public static Optional<CapturePlan> plan(CatalogSnapshot catalog, String database, Write write)
       throws SQLException {
-    ObjectName target = inDatabase(write.target(), database, catalog);
+    ObjectName target = write.target().inDatabase(database, catalog::hasSchema);
     if (target == null) {
       return Optional.empty(); // a table of another attached database
     }
@@ -77,28 +75,5 @@ public final class ChangeCapture {
     // only now is the frame read: a write to another table goes to DuckDB as written
     return Optional.ofNullable(
         CaptureRewriter.rewrite(WriteFrameParser.parse(write), tracked.get()));
-  }
-
-  /**
-   * {@code target} as a name in the database named {@code database}, resolved as DuckDB resolves
-   * it: {@code c.s.t} is in catalog {@code c}, and {@code x.t} is in schema {@code x} if the
-   * database has one (as far as its catalog of tracked tables and views tells), else in the default
-   * schema of catalog {@code x}; null if the name is in another attached database.
-   */
-  static @Nullable ObjectName inDatabase(
-      ObjectName target, String database, CatalogSnapshot catalog) {
-    List<String> parts = target.parts();
-    if (parts.size() == 3) {
-      return parts.get(0).equalsIgnoreCase(database)
-          ? ObjectName.of(parts.subList(1, 3), target.start(), target.end(), target.nameQuoted())
-          : null;
-    }
-    if (parts.size() == 2 && !catalog.hasSchema(parts.get(0))) {
-      return parts.get(0).equalsIgnoreCase(database)
-          ? ObjectName.of(
-              List.of("main", parts.get(1)), target.start(), target.end(), target.nameQuoted())
-          : target;
-    }
-    return target;
   }
 }

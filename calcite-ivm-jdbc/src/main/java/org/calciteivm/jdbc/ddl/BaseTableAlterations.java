@@ -21,6 +21,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.refresh.ViewCompiler;
 import org.calciteivm.jdbc.refresh.ViewPrograms;
+import org.calciteivm.jdbc.sql.ObjectName;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
@@ -47,12 +48,18 @@ public final class BaseTableAlterations {
   private BaseTableAlterations() {}
 
   /**
-   * Runs {@code sql}, the statement {@code alter}, if its target is a tracked table and the change
-   * keeps every view right; returns false, without running it, if the target is not tracked.
+   * Runs {@code sql}, the statement {@code written}, if its target is a tracked table and the
+   * change keeps every view right; returns false, without running it, if the target is not tracked.
    */
-  public static boolean alter(IvmConnection connection, AlterTable alter, String sql)
+  public static boolean alter(IvmConnection connection, AlterTable written, String sql)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
+    ObjectName target =
+        written.target().inDatabase(connection.database().name(), catalog::hasSchema);
+    if (target == null) {
+      return false; // a table of another attached database
+    }
+    AlterTable alter = new AlterTable(target, written.alteration(), written.column());
     SchemaGuard.refuseOwnedObject(catalog, SchemaChangeKind.ALTER_TABLE, alter.target());
     Optional<TrackedTable> found =
         catalog.trackedTable(alter.target().schema(), alter.target().name());
@@ -65,7 +72,10 @@ public final class BaseTableAlterations {
           alter.alteration() == TableAlteration.RENAME_TABLE
               ? SchemaChangeKind.RENAME_TABLE
               : SchemaChangeKind.ALTER_TABLE;
-      SchemaGuard.check(catalog, new SchemaChange(kind, ImmutableList.of(alter.target())));
+      SchemaGuard.check(
+          catalog,
+          connection.database().name(),
+          new SchemaChange(kind, ImmutableList.of(alter.target())));
     }
     MaterializedViews.requireNoTransaction(connection, "ALTER TABLE of a table views read");
     IvmDatabase database = connection.database();

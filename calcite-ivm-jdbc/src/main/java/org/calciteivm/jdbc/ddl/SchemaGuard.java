@@ -21,12 +21,20 @@ import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChangeKind;
 public final class SchemaGuard {
   private SchemaGuard() {}
 
-  /** Fails if {@code change} would break a view; returns normally otherwise. */
-  public static void check(CatalogSnapshot catalog, SchemaChange change) throws SQLException {
-    for (ObjectName target : change.targets()) {
+  /**
+   * Fails if {@code change} would break a view of the database DuckDB calls {@code database};
+   * returns normally otherwise.
+   */
+  public static void check(CatalogSnapshot catalog, String database, SchemaChange change)
+      throws SQLException {
+    for (ObjectName written : change.targets()) {
       if (change.kind() == SchemaChangeKind.DROP_SCHEMA) {
-        checkSchema(catalog, target.name());
+        checkSchema(catalog, written.name());
         continue;
+      }
+      ObjectName target = written.inDatabase(database, catalog::hasSchema);
+      if (target == null) {
+        continue; // in another attached database
       }
       refuseOwnedObject(catalog, change.kind(), target);
       Optional<TrackedTable> table = catalog.trackedTable(target.schema(), target.name());
