@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.capture.CapturePlan;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
@@ -14,6 +15,7 @@ import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.jdbc.ddl.ImmediateRefreshes;
 import org.calciteivm.jdbc.delegate.DelegatingConnection;
 import org.calciteivm.jdbc.refresh.RefreshStatements;
+import org.calciteivm.jdbc.sql.ParsedStatement;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -31,6 +33,12 @@ public final class IvmConnection extends DelegatingConnection {
   /** Whether closing this connection gives back its share of the database (a user's does). */
   private final boolean counted;
 
+  /**
+   * The writes this connection prepared by SQL {@code PREPARE}, by name: an {@code EXECUTE} of one
+   * whose table a view has read since is refused, as the {@code PREPARE} would be now.
+   */
+  private final Map<String, ParsedStatement.Write> sqlPreparedWrites = new ConcurrentHashMap<>();
+
   IvmConnection(IvmDatabase database, Connection duckDb, IvmSettings settings) {
     this(database, duckDb, settings, true);
   }
@@ -46,6 +54,11 @@ public final class IvmConnection extends DelegatingConnection {
     this.settings = settings;
     this.transaction = new TransactionState(database, duckDb);
     this.refreshStatements = new RefreshStatements(duckDb);
+  }
+
+  /** The writes this connection prepared by SQL {@code PREPARE}, by lower-case name. */
+  public Map<String, ParsedStatement.Write> sqlPreparedWrites() {
+    return sqlPreparedWrites;
   }
 
   /** The shared state of the database this connection is connected to. */

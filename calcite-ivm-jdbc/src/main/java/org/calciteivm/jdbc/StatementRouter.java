@@ -19,7 +19,9 @@ import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.Execute;
 import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
+import org.calciteivm.jdbc.sql.ParsedStatement.PrepareWrite;
 import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
@@ -106,6 +108,21 @@ final class StatementRouter {
     if (parsed instanceof ResetSetting reset) {
       connection.settings(connection.settings().reset(IvmSetting.of(reset.name())));
       return new Count(0);
+    }
+    if (parsed instanceof PrepareWrite prepare) {
+      // refused if a view reads its table; remembered, since a view may read it by its EXECUTE
+      ChangeCapture.plan(
+          connection.database().catalog(), connection.database().name(), prepare.write());
+      Outcome prepared = new Delegated(duckDb.execute(sql));
+      connection.sqlPreparedWrites().put(prepare.name(), prepare.write());
+      return prepared;
+    }
+    if (parsed instanceof Execute execute) {
+      Write prepared = connection.sqlPreparedWrites().get(execute.name());
+      if (prepared != null) {
+        // refused if a view created since the PREPARE reads its table: it would run uncaptured
+        ChangeCapture.plan(connection.database().catalog(), connection.database().name(), prepared);
+      }
     }
     if (parsed instanceof Write write) {
       Optional<CapturePlan> plan =

@@ -87,6 +87,15 @@ public sealed interface ParsedStatement {
   /** Anything else: passed to DuckDB unchanged. */
   record Other() implements ParsedStatement {}
 
+  /**
+   * {@code PREPARE name AS write}: a write that {@code EXECUTE name} runs later, out of the
+   * driver's sight (a JDBC PreparedStatement is captured).
+   */
+  record PrepareWrite(String name, Write write) implements ParsedStatement {}
+
+  /** {@code EXECUTE name ...}: runs what {@code PREPARE name} prepared. */
+  record Execute(String name) implements ParsedStatement {}
+
   /** What an {@code ALTER TABLE} does, as far as materialized views care. */
   enum TableAlteration {
     /** {@code ADD [COLUMN]}. */

@@ -17,6 +17,7 @@ import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.calciteivm.core.IvmNames;
@@ -25,8 +26,10 @@ import org.calciteivm.jdbc.sql.ParsedStatement.AlterMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.AlterTable;
 import org.calciteivm.jdbc.sql.ParsedStatement.CreateMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.DropMaterializedView;
+import org.calciteivm.jdbc.sql.ParsedStatement.Execute;
 import org.calciteivm.jdbc.sql.ParsedStatement.ExplainRefresh;
 import org.calciteivm.jdbc.sql.ParsedStatement.Other;
+import org.calciteivm.jdbc.sql.ParsedStatement.PrepareWrite;
 import org.calciteivm.jdbc.sql.ParsedStatement.RefreshMaterializedView;
 import org.calciteivm.jdbc.sql.ParsedStatement.ResetSetting;
 import org.calciteivm.jdbc.sql.ParsedStatement.SchemaChange;
@@ -137,6 +140,11 @@ public final class StatementParser {
         return copy(in);
       case "PREPARE":
         return prepare(in);
+      case "EXECUTE":
+        in.next();
+        return in.peek() != null && in.peek().isIdentifier()
+            ? new Execute(in.next().identifier().toLowerCase(Locale.ROOT))
+            : new Other();
       case "WITH":
         return with(in);
       case "BEGIN":
@@ -413,12 +421,16 @@ public final class StatementParser {
    */
   private static ParsedStatement prepare(TokenCursor in) throws SQLException {
     in.next();
+    if (in.peek() == null || !in.peek().isIdentifier()) {
+      return new Other();
+    }
+    String name = in.next().identifier().toLowerCase(Locale.ROOT);
     if (!in.skipToTopLevel(token -> token.isKeyword("AS"))) {
       return new Other();
     }
     in.next();
     return parse(in) instanceof Write prepared
-        ? write(WriteKind.UNCAPTURABLE, prepared.target(), in)
+        ? new PrepareWrite(name, write(WriteKind.UNCAPTURABLE, prepared.target(), in))
         : new Other();
   }
 
