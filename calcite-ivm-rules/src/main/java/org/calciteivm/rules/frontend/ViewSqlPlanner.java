@@ -38,14 +38,10 @@ import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlFunctionCategory;
-import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSelect;
-import org.apache.calcite.sql.SqlSyntax;
 import org.apache.calcite.sql.fun.SqlLibrary;
 import org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory;
 import org.apache.calcite.sql.fun.SqlLibraryOperators;
@@ -56,7 +52,6 @@ import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
-import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
@@ -133,15 +128,17 @@ public final class ViewSqlPlanner {
             .operatorTable(
                 new FallbackOperatorTable(
                     SqlOperatorTables.chain(
-                        withoutSubstrOf(
-                            SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
-                                SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
-                            moreFunctions),
+                        SqlLibraryOperatorTableFactory.INSTANCE.getOperatorTable(
+                            SqlLibrary.STANDARD, SqlLibrary.POSTGRESQL),
                         // DuckDB's TRY_CAST(x AS t), NULL where the cast fails
                         SqlOperatorTables.of(SqlLibraryOperators.TRY_CAST),
                         // DuckDB's struct_pack(a => x), made positional after parsing
                         SqlOperatorTables.of(StructPacks.STRUCT_PACK)),
-                    moreFunctions))
+                    moreFunctions,
+                    // Calcite converts PostgreSQL's SUBSTR into the standard SUBSTRING with
+                    // PostgreSQL's meaning of a start below 1 (from the first character), where
+                    // DuckDB's substr(s, -2) is the last two characters
+                    Set.of(SqlKind.SUBSTR_POSTGRESQL)))
             .sqlToRelConverterConfig(
                 SqlToRelConverter.config()
                     .withExpand(false)
@@ -149,43 +146,6 @@ public final class ViewSqlPlanner {
                     .withInSubQueryThreshold(Integer.MAX_VALUE)
                     .withRelBuilderConfigTransform(IvmRelBuilders::configure))
             .build();
-  }
-
-  /**
-   * {@code table} without PostgreSQL's {@code SUBSTR} if the database's own functions ({@code
-   * functions}) have one: Calcite converts PostgreSQL's into the standard {@code SUBSTRING} with
-   * PostgreSQL's meaning of a start below 1 (the text from the first character), where DuckDB's
-   * {@code substr(s, -2)} is the last two characters. The database's function is then called as
-   * written.
-   */
-  private static SqlOperatorTable withoutSubstrOf(
-      SqlOperatorTable table, SqlOperatorTable functions) {
-    if (functions.getOperatorList().stream()
-        .noneMatch(operator -> operator.getName().equalsIgnoreCase("substr"))) {
-      return table;
-    }
-    return new SqlOperatorTable() {
-      @Override
-      public void lookupOperatorOverloads(
-          SqlIdentifier opName,
-          @Nullable SqlFunctionCategory category,
-          SqlSyntax syntax,
-          List<SqlOperator> operatorList,
-          SqlNameMatcher nameMatcher) {
-        int before = operatorList.size();
-        table.lookupOperatorOverloads(opName, category, syntax, operatorList, nameMatcher);
-        operatorList
-            .subList(before, operatorList.size())
-            .removeIf(operator -> operator.getKind() == SqlKind.SUBSTR_POSTGRESQL);
-      }
-
-      @Override
-      public List<SqlOperator> getOperatorList() {
-        return table.getOperatorList().stream()
-            .filter(operator -> operator.getKind() != SqlKind.SUBSTR_POSTGRESQL)
-            .toList();
-      }
-    };
   }
 
   /**
