@@ -147,9 +147,13 @@ public final class ViewRefreshes {
     List<RefreshExecutor.Step> steps = new ArrayList<>();
     List<ViewEntry> graph = new ArrayList<>(viewsBelow);
     graph.add(view);
+    // every node's program first: the roles are decided from their costs before any refresh
+    Map<Integer, Loaded> loaded = new HashMap<>();
     List<RefreshProgram> programs = new ArrayList<>();
     for (ViewEntry node : graph) {
-      programs.add(program(connection, node));
+      Loaded program = Loaded.of(connection, node);
+      loaded.put(node.id(), program);
+      programs.add(program.program());
     }
     GraphRoles roles =
         new GraphRoles(connection.database(), connection.settings(), graph, programs);
@@ -164,7 +168,8 @@ public final class ViewRefreshes {
     for (ViewEntry below : viewsBelow) {
       long started = System.nanoTime();
       RefreshExecutor.Outcome outcome =
-          refreshOne(connection, below, timed, in, roles.role(below, outcomes));
+          refreshOne(
+              connection, below, loaded.get(below.id()), timed, in, roles.role(below, outcomes));
       outcomes.put(below.id(), outcome);
       if (graphTransaction) {
         in = RefreshExecutor.In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN;
@@ -190,24 +195,34 @@ public final class ViewRefreshes {
       }
     }
     RefreshExecutor.Outcome outcome =
-        refreshOne(connection, view, timed, in, roles.role(view, outcomes));
+        refreshOne(connection, view, loaded.get(view.id()), timed, in, roles.role(view, outcomes));
     return timed ? withStepsBefore(steps, outcome) : outcome;
+  }
+
+  /**
+   * A view's program, and how long reading it from the catalog took if this was its first use in
+   * the process ({@code -1} if it was at hand).
+   */
+  private record Loaded(RefreshProgram program, long loadNanos) {
+    static Loaded of(IvmConnection connection, ViewEntry view) throws SQLException {
+      boolean loads = connection.database().cachedProgram(view.id()) == null;
+      long loading = System.nanoTime();
+      RefreshProgram program = ViewRefreshes.program(connection, view);
+      return new Loaded(program, loads ? System.nanoTime() - loading : -1);
+    }
   }
 
   private static RefreshExecutor.Outcome refreshOne(
       IvmConnection connection,
       ViewEntry view,
+      Loaded loaded,
       boolean timed,
       RefreshExecutor.In in,
       RefreshExecutor.Role role)
       throws SQLException {
-    boolean loads = connection.database().cachedProgram(view.id()) == null;
-    long loading = System.nanoTime();
-    RefreshProgram program = program(connection, view);
-    long loaded = System.nanoTime();
     RefreshExecutor.Outcome outcome =
-        RefreshExecutor.refresh(connection, view, program, timed, in, role);
-    if (!loads || !timed) {
+        RefreshExecutor.refresh(connection, view, loaded.program(), timed, in, role);
+    if (loaded.loadNanos() < 0 || !timed) {
       return outcome;
     }
     return withStepsBefore(
@@ -215,7 +230,7 @@ public final class ViewRefreshes {
             new RefreshExecutor.Step(
                 "read the view's refresh program from the catalog (first use in this process)",
                 "",
-                loaded - loading)),
+                loaded.loadNanos())),
         outcome);
   }
 
