@@ -7,6 +7,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateColumn;
+import org.calciteivm.rules.aggregate.StateVersion;
 import org.calciteivm.rules.delta.DeltaDerivation;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -68,9 +69,10 @@ class AggregateStateTest {
   void separateStateKeepsAColumnPerCall() throws Exception {
     Aggregate aggregate =
         (Aggregate)
-            AggregateState.separate(
+            AggregateState.inVersion(
                 aggregate(
-                    "SELECT status, SUM(amount), COUNT(*), AVG(id) FROM orders GROUP BY status"));
+                    "SELECT status, SUM(amount), COUNT(*), AVG(id) FROM orders GROUP BY status"),
+                StateVersion.SEPARATE_MEASURES);
     assertThat(AggregateState.of(aggregate).columnNames())
         .containsExactly(
             "k1", "_ivm_count", "a1_sum", "a1_count", "a2_count", "a3_sum", "a3_count");

@@ -20,6 +20,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
+import org.calciteivm.rules.aggregate.StateVersion;
 import org.calciteivm.rules.api.Change;
 import org.calciteivm.rules.api.DeltaProgram;
 import org.calciteivm.rules.api.IvmCompiler;
@@ -141,7 +142,7 @@ public final class SparkIvm {
   /**
    * Brings {@code view} up to date with its base tables' current snapshots, incrementally.
    *
-   * @throws IllegalStateException if a snapshot the view still needs has expired (then {@link
+   * @throws IllegalStateException if a snapshot the view still needs has expired (then {@link *
    *     #refreshFull} recomputes it)
    */
   public synchronized Refresh refresh(String view) throws SQLException {
@@ -331,27 +332,32 @@ public final class SparkIvm {
     if (cached != null && cached.query().equals(query) && cached.current(spark)) {
       return cached;
     }
-    Compiled fresh = compile(view, query, false);
-    // a view stored before aggregates shared their sums and counts keeps a column per call
+    // a view keeps the state layout of the version that stored it: the newest whose columns its
+    // table has
     Set<String> storedColumns = new HashSet<>();
     stored.schema().columns().forEach(c -> storedColumns.add(c.name()));
-    if (!new HashSet<>(fresh.view().stateLayout().columnNames()).containsAll(storedColumns)
-        && fresh.view().aggregate() != null) {
-      fresh = compile(view, query, true);
+    for (StateVersion version : StateVersion.NEWEST_FIRST) {
+      Compiled fresh = compile(view, query, version);
+      if (fresh.view().aggregate() == null
+          || new HashSet<>(fresh.view().stateLayout().columnNames()).equals(storedColumns)) {
+        compiled.put(storedName, fresh);
+        return fresh;
+      }
     }
-    compiled.put(storedName, fresh);
-    return fresh;
+    throw new IllegalStateException(
+        "the stored table of view " + view + " has columns of no known state layout");
   }
 
   private Compiled compile(String view, String query) throws SQLException {
-    return compile(view, query, false);
+    return compile(view, query, StateVersion.CURRENT);
   }
 
-  private Compiled compile(String view, String query, boolean separateState) throws SQLException {
+  private Compiled compile(String view, String query, StateVersion version) throws SQLException {
     SparkSchemas schemas = new SparkSchemas(spark);
     IvmCompiler compiler = IvmCompiler.over(schemas.defaultSchema());
     MaintainedView maintained =
-        (separateState ? compiler.withSeparateState() : compiler)
+        compiler
+            .withStateVersion(version)
             .withParser(PARSER)
             .withTypeSystem(SparkTypeSystem.INSTANCE)
             .withTarget(SqlTarget.standard(SparkSqlDialect.DEFAULT))

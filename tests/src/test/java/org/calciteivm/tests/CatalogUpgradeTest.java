@@ -161,6 +161,50 @@ class CatalogUpgradeTest {
   }
 
   /**
+   * A sum of floating-point values stored before its NaNs and infinities were counted apart (one
+   * running sum) keeps that layout when a new build plans it, and stays maintained for finite
+   * values.
+   */
+  @Test
+  void floatingSumStoredWithoutSpecialValueCountsKeepsItsLayout() throws SQLException {
+    String path = dir.resolve("old-float-state.duckdb").toString();
+    String query = "SELECT g, SUM(x) AS s, AVG(x) AS a FROM p GROUP BY g";
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("CREATE TABLE p (id INTEGER, g INTEGER, x DOUBLE)");
+      s.execute("INSERT INTO p VALUES (1, 1, 0.5), (2, 1, 6), (3, 2, 7), (4, NULL, NULL)");
+      s.execute("CREATE MATERIALIZED VIEW o AS " + query);
+      assertThat(ViewCheck.rows(ivm, "SELECT hidden_columns FROM ivm_views"))
+          .containsExactly("[_ivm_count, a1_sum, a1_count, a1_nan, a1_posinf, a1_neginf]");
+    }
+    // what an earlier build stored: the sum and its count only, read by its user view, and
+    // programs of another build
+    try (Connection plain = DriverManager.getConnection("jdbc:duckdb:" + path);
+        Statement s = plain.createStatement()) {
+      s.execute(
+          "CREATE OR REPLACE VIEW o AS SELECT k1 AS g,"
+              + " CASE WHEN a1_count = 0 THEN NULL ELSE a1_sum END AS s,"
+              + " CASE WHEN a1_count = 0 THEN NULL ELSE a1_sum / a1_count END AS a"
+              + " FROM _ivm.view_1_o");
+      for (String column : new String[] {"a1_nan", "a1_posinf", "a1_neginf"}) {
+        s.execute("ALTER TABLE _ivm.view_1_o DROP COLUMN " + column);
+      }
+      s.execute("UPDATE _ivm.programs SET build = 'an earlier build'");
+    }
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:" + path);
+        Statement s = ivm.createStatement()) {
+      s.execute("INSERT INTO p VALUES (5, 2, 8.25), (6, 3, 2)");
+      s.execute("DELETE FROM p WHERE id = 1");
+      s.execute("UPDATE p SET x = x + 10 WHERE g = 2");
+      s.execute("REFRESH MATERIALIZED VIEW o");
+      ViewCheck.assertMatches(ivm, "o", query, "after the upgrade");
+      s.execute("DELETE FROM p WHERE g = 1");
+      s.execute("REFRESH MATERIALIZED VIEW o");
+      ViewCheck.assertMatches(ivm, "o", query, "after a group went");
+    }
+  }
+
+  /**
    * A delta table an earlier build made without its table's collations (from the catalog's type
    * names) is rebuilt with them, its rows kept, when a new build opens the database: two spellings
    * of one NOCASE group in one change are one group again.

@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.refresh;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -109,15 +110,14 @@ final class StoredState {
   }
 
   /**
-   * Whether {@code view}'s table has columns {@code state} lacks: an earlier version stored it with
-   * a column per aggregate call and measure, and it keeps that layout ({@link
-   * org.calciteivm.rules.api.IvmCompiler#withSeparateState}).
+   * Whether {@code view}'s table has exactly the columns of {@code state}: it was stored in the
+   * {@link org.calciteivm.rules.aggregate.StateVersion} {@code state} was planned in.
    */
-  static boolean separate(Connection connection, ViewEntry view, AggregateState state)
+  static boolean laidOut(Connection connection, ViewEntry view, AggregateState state)
       throws SQLException {
     List<String> stored =
         DuckDbCatalog.columnNames(
             connection, IvmNames.SCHEMA, IvmNames.viewDataTable(view.id(), view.name()));
-    return !state.columnNames().containsAll(stored);
+    return new HashSet<>(state.columnNames()).equals(new HashSet<>(stored));
   }
 }

@@ -27,6 +27,7 @@ import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.StateVersion;
 import org.calciteivm.rules.analysis.RowKeys;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.api.Change;
@@ -90,7 +91,7 @@ public final class ViewCompiler {
       String viewName,
       String query,
       String userQuery,
-      boolean separateState)
+      StateVersion version)
       throws SQLException {
     this.connection = connection;
     this.userQuery = userQuery.trim();
@@ -100,7 +101,8 @@ public final class ViewCompiler {
     this.query = query.trim();
     IvmCompiler compiler = IvmCompiler.ofPlans(SqlTarget.duckDb());
     this.maintained =
-        (separateState ? compiler.withSeparateState() : compiler)
+        compiler
+            .withStateVersion(version)
             .compile(viewName, ListElementAggregates.fold(planner.toRel(viewName, query)));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
@@ -132,7 +134,13 @@ public final class ViewCompiler {
       Collection<TrackedTable> tracked)
       throws SQLException {
     return plan(
-        connection, viewName, query, userQuery, tracked, DuckDbFunctions.read(connection), false);
+        connection,
+        viewName,
+        query,
+        userQuery,
+        tracked,
+        DuckDbFunctions.read(connection),
+        StateVersion.CURRENT);
   }
 
   private static ViewCompiler plan(
@@ -142,19 +150,19 @@ public final class ViewCompiler {
       String userQuery,
       Collection<TrackedTable> tracked,
       DuckDbFunctions functions,
-      boolean separateState)
+      StateVersion version)
       throws SQLException {
     CalciteSchemas.PlanningSchema schema =
         CalciteSchemas.build(connection, DuckDbCatalog.read(connection), tracked);
     ViewSqlPlanner planner =
         new ViewSqlPlanner(
             schema.root().getSubSchema("main"), DuckDbTypeSystem.INSTANCE, functions);
-    return new ViewCompiler(connection, schema, planner, viewName, query, userQuery, separateState);
+    return new ViewCompiler(connection, schema, planner, viewName, query, userQuery, version);
   }
 
   /**
    * Plans the registered view {@code view} again, in a schema where the {@code tracked} tables are
-   * changing: its query, split into the hidden views it owns if it owns any ({@link
+   * changing: its query, split into the hidden views it owns if it owns any ({@link *
    * IntermediateStates}), as CREATE split it.
    */
   public static ViewCompiler plan(
@@ -170,13 +178,19 @@ public final class ViewCompiler {
                     IntermediateStates.ColumnNames.describedOn(connection))
                 .query()
             : view.query();
-    ViewCompiler compiler =
-        plan(connection, view.name(), query, view.query(), tracked, functions, false);
-    Aggregate aggregate = compiler.analysis.aggregate();
-    return aggregate == null
-            || !StoredState.separate(connection, view, AggregateState.of(aggregate))
-        ? compiler
-        : plan(connection, view.name(), query, view.query(), tracked, functions, true);
+    // a view keeps the state layout of the version that stored it: the newest whose columns its
+    // table has
+    for (StateVersion version : StateVersion.NEWEST_FIRST) {
+      ViewCompiler compiler =
+          plan(connection, view.name(), query, view.query(), tracked, functions, version);
+      Aggregate aggregate = compiler.analysis.aggregate();
+      if (aggregate == null
+          || StoredState.laidOut(connection, view, AggregateState.of(aggregate))) {
+        return compiler;
+      }
+    }
+    throw new IllegalStateException(
+        "the table of view " + view.displayName() + " has columns of no known state layout");
   }
 
   /**

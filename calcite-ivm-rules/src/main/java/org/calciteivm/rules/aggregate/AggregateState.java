@@ -30,7 +30,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * the state columns of its {@link MaintainedAggregate kind} ({@code ai_sum} and {@code ai_count}
  * for SUM, ...). A column whose {@linkplain StateColumn.Measure measure} an earlier column holds is
  * not stored again: {@code AVG(x)} beside {@code SUM(x)} reads the sum's columns, and the count of
- * a never-NULL {@code x} is {@code _ivm_count} (TPC-H Q1: 8 state columns instead of 18).
+ * a never-NULL {@code x} is {@code _ivm_count} (TPC-H Q1: 8 state columns instead of 18). A sum of
+ * floating-point values also counts its NaNs and infinities ({@link SpecialValues}). Views an
+ * earlier version stored keep its {@link StateVersion}.
  *
  * <p>Identity ({@link #deltaStateAggregate}): counts and sums are linear in the rows, so the state
  * of {@code R + ΔR} is the state of {@code R} plus the state of {@code ΔR} computed with weights,
@@ -46,11 +48,11 @@ public final class AggregateState {
   public static final String COUNT_COLUMN = "_ivm_count";
 
   /**
-   * The hint on an aggregate whose view an earlier version stored with a state per aggregate call,
-   * measures not shared: its state keeps that layout ({@link
-   * org.calciteivm.rules.api.IvmCompiler#withSeparateState}).
+   * The hint on an aggregate whose view an earlier version stored in an older {@link StateVersion},
+   * named by its option: its state keeps that layout ({@link *
+   * org.calciteivm.rules.api.IvmCompiler#withStateVersion}).
    */
-  public static final String SEPARATE_STATE = "ivm_separate_state";
+  public static final String STATE_VERSION = "ivm_state_version";
 
   private final Aggregate aggregate;
   private final ImmutableList<String> keys;
@@ -68,10 +70,16 @@ public final class AggregateState {
     ImmutableList.Builder<StateColumn> state = ImmutableList.builder();
     StateColumn rowCount = new StateColumn(COUNT_COLUMN, StateColumn.Kind.COUNT);
     state.add(rowCount);
+    StateVersion layout =
+        aggregate.getHints().stream()
+            .filter(h -> h.hintName.equals(STATE_VERSION))
+            .map(h -> StateVersion.valueOf(h.listOptions.get(0)))
+            .findFirst()
+            .orElse(StateVersion.CURRENT);
     // the column of each shared measure, by what it measures; none if the view's state predates
-    // sharing (SEPARATE_STATE)
-    boolean shares =
-        aggregate.getHints().stream().noneMatch(h -> h.hintName.equals(SEPARATE_STATE));
+    // sharing
+    boolean shares = layout.sharesMeasures();
+    List<RelDataTypeField> input = aggregate.getInput().getRowType().getFieldList();
     Map<String, StateColumn> byMeasure = new HashMap<>();
     byMeasure.put(measured(StateColumn.Measure.COUNT, List.of(), -1), rowCount);
     int i = 1;
@@ -80,6 +88,11 @@ public final class AggregateState {
           MaintainedAggregates.of(call)
               .orElseThrow(
                   () -> new IllegalArgumentException("aggregate " + call + " is not maintained"));
+      if (layout.countsSpecialValues()) {
+        kind =
+            kind.countingSpecialValues(
+                call.getArgList().stream().map(a -> input.get(a).getType()).toList());
+      }
       String prefix = "a" + i++;
       List<StateColumn> own = kind.stateColumns(prefix);
       List<StateColumn.@Nullable Measure> measures = kind.measures();
@@ -118,7 +131,7 @@ public final class AggregateState {
       return null;
     }
     List<Integer> args = call.getArgList();
-    if (measure == StateColumn.Measure.SUM) {
+    if (measure != StateColumn.Measure.COUNT) {
       return measured(measure, args.subList(0, 1), call.filterArg);
     }
     List<RelDataTypeField> input = aggregate.getInput().getRowType().getFieldList();
@@ -133,20 +146,20 @@ public final class AggregateState {
   }
 
   /**
-   * {@code plan} with its aggregates hinted {@link #SEPARATE_STATE}: their state keeps a column per
-   * aggregate call and measure, as versions before shared measures stored it.
+   * {@code plan} with its aggregates hinted {@link #STATE_VERSION} {@code layout}: their state
+   * keeps that layout, as the version that stored them laid it out.
    */
-  public static RelNode separate(RelNode plan) {
+  public static RelNode inVersion(RelNode plan, StateVersion layout) {
     RelOptCluster cluster = plan.getCluster();
     if (cluster.getHintStrategies() == HintStrategyTable.EMPTY) {
       // Calcite's planners check each hint against its cluster's strategies (a view's plan from
       // SQL has none; an engine's own plan may have its own, which do not need this hint)
       cluster.setHintStrategies(
           HintStrategyTable.builder()
-              .hintStrategy(SEPARATE_STATE, HintPredicates.AGGREGATE)
+              .hintStrategy(STATE_VERSION, HintPredicates.AGGREGATE)
               .build());
     }
-    RelHint hint = RelHint.builder(SEPARATE_STATE).build();
+    RelHint hint = RelHint.builder(STATE_VERSION).hintOption(layout.name()).build();
     return plan.accept(
         new RelHomogeneousShuttle() {
           @Override
@@ -203,7 +216,7 @@ public final class AggregateState {
   /**
    * SQL of the condition under which the stored state {@code stored} of a group cannot take its
    * change {@code change} in place (a MIN or MAX lost its extreme), so that the group must be
-   * recomputed; {@code FALSE} if every aggregate is invertible. See {@link
+   * recomputed; {@code FALSE} if every aggregate is invertible. See {@link *
    * MaintainedAggregate#stateLost}.
    */
   public String stateLost(String stored, String change) {
@@ -240,7 +253,7 @@ public final class AggregateState {
    * whose last column is the weight: one row per group the change touches, with the change of each
    * state column (see the class comment for the identity): the states of its rows of each weight,
    * times the weight, if every aggregate is invertible, some sums values and the view has GROUP BY
-   * ({@link WeightedStates}), else one pass over its rows, the counts of extremes bounds ({@link
+   * ({@link WeightedStates}), else one pass over its rows, the counts of extremes bounds ({@link *
    * MaintainedAggregate#delta}).
    */
   public RelNode deltaStateAggregate(RelBuilder builder, RelNode delta) {

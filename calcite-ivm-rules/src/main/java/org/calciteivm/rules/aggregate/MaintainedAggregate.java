@@ -19,6 +19,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * row weighted ({@link #delta}).
  */
 public interface MaintainedAggregate {
+  /**
+   * This kind for a call over values of {@code argumentTypes} in a state that keeps the NaNs and
+   * infinities of a floating-point sum apart ({@link StateVersion#SPECIAL_VALUE_COUNTS}, {@link *
+   * SpecialValues}); itself for kinds without such sums, by default.
+   */
+  default MaintainedAggregate countingSpecialValues(List<RelDataType> argumentTypes) {
+    return this;
+  }
+
   /** The state columns of one call, named after {@code prefix} ({@code a1_sum}, ...). */
   List<StateColumn> stateColumns(String prefix);
 
@@ -55,7 +64,7 @@ public interface MaintainedAggregate {
   /**
    * How many of the last {@linkplain #stateColumns state columns} the state computes in a second
    * pass over the group's rows, which sees what the first pass ({@link #state}) computed for the
-   * group ({@link #stateCounted}); none by default. A change bounds them in one pass ({@link
+   * group ({@link #stateCounted}); none by default. A change bounds them in one pass ({@link *
    * #delta}), or counts them in a second pass too if it may delete ({@link #deltaCounted}).
    */
   default int countedColumns() {

@@ -85,8 +85,16 @@ public record StateColumn(String name, Kind kind, @Nullable String extreme) {
   public enum Measure {
     /** The count of the rows where the aggregate's arguments are all non-null. */
     COUNT,
-    /** The sum of the aggregate's first argument. */
-    SUM
+    /** The sum of the aggregate's first argument (of its finite values, if floating-point). */
+    SUM,
+    /**
+     * How many of the rows have a NaN as the aggregate's first argument ({@link SpecialValues}).
+     */
+    NAN_COUNT,
+    /** How many of the rows have +infinity as the aggregate's first argument. */
+    POSITIVE_INFINITY_COUNT,
+    /** How many of the rows have -infinity as the aggregate's first argument. */
+    NEGATIVE_INFINITY_COUNT
   }
 
   /** What a state column holds, which decides how a change is merged into it. */

@@ -16,6 +16,7 @@ import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmPrograms;
 import org.calciteivm.rules.aggregate.AggregateState;
+import org.calciteivm.rules.aggregate.StateVersion;
 import org.calciteivm.rules.analysis.ViewAnalyzer;
 import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
@@ -57,10 +58,8 @@ public final class IvmCompiler {
   private final SqlTarget target;
   private final DeltaRelations deltaRelations;
 
-  /**
-   * Whether views keep a state per aggregate call, as stored by versions before shared measures.
-   */
-  private final boolean separateState;
+  /** The layout of the stored state of aggregate views: today's, or an earlier version's. */
+  private final StateVersion stateVersion;
 
   private IvmCompiler(
       @Nullable SchemaPlus schema,
@@ -69,14 +68,14 @@ public final class IvmCompiler {
       SqlParser.Config parser,
       SqlTarget target,
       DeltaRelations deltaRelations,
-      boolean separateState) {
+      StateVersion stateVersion) {
     this.schema = schema;
     this.typeSystem = Objects.requireNonNull(typeSystem, "typeSystem");
     this.functions = Objects.requireNonNull(functions, "functions");
     this.parser = Objects.requireNonNull(parser, "parser");
     this.target = Objects.requireNonNull(target, "target");
     this.deltaRelations = Objects.requireNonNull(deltaRelations, "deltaRelations");
-    this.separateState = separateState;
+    this.stateVersion = Objects.requireNonNull(stateVersion, "stateVersion");
   }
 
   /**
@@ -91,7 +90,7 @@ public final class IvmCompiler {
         SqlParser.Config.DEFAULT,
         SqlTarget.standard(AnsiSqlDialect.DEFAULT),
         DeltaRelations.changingTables(),
-        false);
+        StateVersion.CURRENT);
   }
 
   /**
@@ -107,7 +106,7 @@ public final class IvmCompiler {
         ViewSqlPlanner.PARSER,
         SqlTarget.duckDb(),
         DeltaRelations.changingTables(),
-        false);
+        StateVersion.CURRENT);
   }
 
   /**
@@ -122,13 +121,13 @@ public final class IvmCompiler {
         SqlParser.Config.DEFAULT,
         target,
         DeltaRelations.changingTables(),
-        false);
+        StateVersion.CURRENT);
   }
 
   /** This compiler with the type system views are validated with. */
   public IvmCompiler withTypeSystem(RelDataTypeSystem typeSystem) {
     return new IvmCompiler(
-        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+        schema, typeSystem, functions, parser, target, deltaRelations, stateVersion);
   }
 
   /**
@@ -136,35 +135,33 @@ public final class IvmCompiler {
    */
   public IvmCompiler withFunctions(SqlOperatorTable functions) {
     return new IvmCompiler(
-        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+        schema, typeSystem, functions, parser, target, deltaRelations, stateVersion);
   }
 
   /** This compiler parsing with {@code parser}: quoting, casing, case sensitivity, conformance. */
   public IvmCompiler withParser(SqlParser.Config parser) {
     return new IvmCompiler(
-        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+        schema, typeSystem, functions, parser, target, deltaRelations, stateVersion);
   }
 
   /** This compiler writing SQL for {@code target}. */
   public IvmCompiler withTarget(SqlTarget target) {
     return new IvmCompiler(
-        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+        schema, typeSystem, functions, parser, target, deltaRelations, stateVersion);
   }
 
   /** This compiler finding each table's change where {@code deltaRelations} says. */
   public IvmCompiler withDeltaRelations(DeltaRelations deltaRelations) {
     return new IvmCompiler(
-        schema, typeSystem, functions, parser, target, deltaRelations, separateState);
+        schema, typeSystem, functions, parser, target, deltaRelations, stateVersion);
   }
 
   /**
-   * This compiler keeping, in an aggregate view's stored state, each aggregate call's own columns,
-   * also where calls hold the same sum or count ({@link
-   * org.calciteivm.rules.aggregate.StateColumn.Measure}): the layout of views stored by versions
-   * before such columns were shared, for planning those views again.
+   * This compiler laying out the stored state of aggregate views as version {@code version} did: an
+   * earlier one, for planning again a view it stored ({@link StateVersion#NEWEST_FIRST}).
    */
-  public IvmCompiler withSeparateState() {
-    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations, true);
+  public IvmCompiler withStateVersion(StateVersion version) {
+    return new IvmCompiler(schema, typeSystem, functions, parser, target, deltaRelations, version);
   }
 
   /** The target this compiler writes SQL for. */
@@ -204,8 +201,8 @@ public final class IvmCompiler {
       rows = sort.getInput();
     }
     RelNode normalized = IvmPrograms.normalize(rows);
-    if (separateState) {
-      normalized = AggregateState.separate(normalized);
+    if (stateVersion != StateVersion.CURRENT) {
+      normalized = AggregateState.inVersion(normalized, stateVersion);
     }
     ViewAnalyzer.Analysis analysis = ViewAnalyzer.analyze(name, normalized);
     if (analysis.partitions() != null && target.merges() != SqlTarget.Merges.DUCKDB) {

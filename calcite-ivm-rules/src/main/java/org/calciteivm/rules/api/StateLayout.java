@@ -10,12 +10,14 @@ import java.util.List;
  *       k1..kn}, in the order of the view's {@code GROUP BY}), then the hidden {@link #columns()}:
  *       {@code _ivm_count}, the group's row count (a group exists while it is positive), and per
  *       aggregate its state ({@code ai_sum} and {@code ai_count} for {@code SUM} and {@code AVG},
- *       {@code ai_count} for {@code COUNT}, the current extreme and how many rows hold it ({@code
- *       ai_min} and {@code ai_min_count}) for {@code MIN} and {@code MAX}, ...). A sum or count
- *       that an earlier column already holds is stored once, under the earlier column's name: the
- *       count of a {@code SUM} over a never-NULL argument is {@code _ivm_count}, and {@code AVG(x)}
- *       beside {@code SUM(x)} has no columns of its own. The view's values are computed from them
- *       by {@link MaintainedView#readSql}.
+ *       with {@code ai_nan}, {@code ai_posinf} and {@code ai_neginf} for a sum of floating-point
+ *       values, the counts of its NaNs and infinities, which {@code ai_sum} leaves out, {@code
+ *       ai_count} for {@code COUNT}, the current extreme and how many rows hold it ({@code ai_min}
+ *       and {@code ai_min_count}) for {@code MIN} and {@code MAX}, ...). A sum or count that an
+ *       earlier column already holds is stored once, under the earlier column's name: the count of
+ *       a {@code SUM} over a never-NULL argument is {@code _ivm_count}, and {@code AVG(x)} beside
+ *       {@code SUM(x)} has no columns of its own. The view's values are computed from them by
+ *       {@link MaintainedView#readSql}.
  *   <li>A view without aggregate on a {@linkplain SqlTarget#countsBagRows() standard target} stores
  *       each distinct row once: its columns ({@link #keys()}, the view's column names) and {@code
  *       _ivm_count}, its number of copies.
