@@ -4,12 +4,7 @@ import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
-import org.apache.calcite.sql.SqlFunction;
-import org.apache.calcite.sql.SqlFunctionCategory;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
-import org.apache.calcite.sql.type.OperandTypes;
-import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilder.AggCall;
@@ -21,22 +16,12 @@ import org.apache.calcite.tools.RelBuilder.AggCall;
  *
  * <p>Identity: a sum over a bag holding a NaN, or both infinities, is NaN; else one holding an
  * infinity is that infinity; else it is the sum of its values. Each count is linear in the rows
- * ({@code Δn = SUM(CASE WHEN isnan(x) THEN w ELSE 0 END)}) and merges as a COUNT; the finite values
- * as a SUM, a special value counting 0 there. A finite sum that overflows to an infinity still
- * stays one (DuckDB sums {@code 1e308 + 1e308} to infinity), and values of very different
- * magnitudes still cancel, as any sum maintained by subtraction.
+ * ({@code Δn = SUM(CASE WHEN x > 'Infinity' THEN w ELSE 0 END)}, NaN ordered above +infinity) and
+ * merges as a COUNT; the finite values as a SUM, a special value counting 0 there. A finite sum
+ * that overflows to an infinity still stays one (DuckDB sums {@code 1e308 + 1e308} to infinity),
+ * and values of very different magnitudes still cancel, as any sum maintained by subtraction.
  */
 final class SpecialValues {
-  /** DuckDB's and Spark's {@code isnan(x)}: whether a floating-point value is NaN. */
-  static final SqlFunction IS_NAN =
-      new SqlFunction(
-          "isnan",
-          SqlKind.OTHER_FUNCTION,
-          ReturnTypes.BOOLEAN_NULLABLE,
-          null,
-          OperandTypes.NUMERIC,
-          SqlFunctionCategory.NUMERIC);
-
   private SpecialValues() {}
 
   /** Whether a call over arguments of {@code argumentTypes} sums floating-point values. */
@@ -69,9 +54,16 @@ final class SpecialValues {
         x);
   }
 
-  /** The counts of a group's rows, in the order of {@link #stateColumns}. */
+  /**
+   * The counts of a group's rows, in the order of {@link #stateColumns}: counts, so that they are
+   * 0, not NULL, over no rows (the one group of an aggregate without GROUP BY over an empty table).
+   */
   static List<AggCall> state(RelBuilder builder, RexNode x) {
-    return delta(builder, builder.literal(1), x);
+    RexNode one = builder.literal(1);
+    RexNode none = builder.getRexBuilder().makeNullLiteral(one.getType());
+    return conditions(builder, x).stream()
+        .map(c -> builder.count(false, null, builder.call(SqlStdOperatorTable.CASE, c, one, none)))
+        .toList();
   }
 
   /** The change of the counts from a Z-set of rows whose weight is {@code weight}. */
@@ -104,12 +96,17 @@ final class SpecialValues {
         finite);
   }
 
-  /** Whether {@code x} is NaN, +infinity, -infinity (NULL for a NULL). */
+  /**
+   * Whether {@code x} is NaN, +infinity, -infinity (NULL for a NULL). NaN is the value above
+   * +infinity: DuckDB, Spark, PostgreSQL and H2 order it there (and take it equal to itself), and
+   * their names for a test of it differ ({@code isnan} is neither standard nor H2's).
+   */
   private static List<RexNode> conditions(RelBuilder builder, RexNode x) {
     RexBuilder rex = builder.getRexBuilder();
+    RexNode positive = rex.makeApproxLiteral(Double.POSITIVE_INFINITY, x.getType());
     return List.of(
-        builder.call(IS_NAN, x),
-        builder.equals(x, rex.makeApproxLiteral(Double.POSITIVE_INFINITY, x.getType())),
+        builder.greaterThan(x, positive),
+        builder.equals(x, positive),
         builder.equals(x, rex.makeApproxLiteral(Double.NEGATIVE_INFINITY, x.getType())));
   }
 }
