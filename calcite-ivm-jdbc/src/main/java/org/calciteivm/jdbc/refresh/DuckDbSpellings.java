@@ -35,6 +35,7 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *       Calcite's parser the second ({@link org.calciteivm.rules.frontend.StructPacks});
  *   <li>{@code datediff}, {@code date_diff} and {@code datepart} named in double quotes ({@link
  *       #OWN_SYNTAX});
+ *   <li>DuckDB's {@code trim(s, characters)} as the standard {@code TRIM(BOTH characters FROM s)};
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
  *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
@@ -61,6 +62,34 @@ final class DuckDbSpellings {
    */
   private static final Set<String> OWN_SYNTAX = Set.of("DATEDIFF", "DATE_DIFF", "DATEPART");
 
+  /**
+   * DuckDB's {@code trim(s, characters)} whose name is token {@code at} as the standard {@code
+   * TRIM(BOTH characters FROM s)}, which DuckDB reads alike (Calcite's grammar reads only the
+   * latter); left as it is unless {@code characters} is one token (a string, a name), so that no
+   * other spelling is rewritten inside the text it moves.
+   */
+  private static void trimOfCharacters(List<SqlToken> tokens, int at, List<QueryEdits.Edit> edits) {
+    Enclosed arguments = Enclosed.at(tokens, at + 1);
+    List<Integer> commas =
+        arguments.inside().stream().filter(i -> tokens.get(i).isSymbol(",")).toList();
+    int close = arguments.close();
+    if (close < 0 || commas.size() != 1 || close != commas.get(0) + 2) {
+      return;
+    }
+    SqlToken characters = tokens.get(close - 1);
+    if (characters.kind() != SqlToken.Kind.STRING
+        && characters.kind() != SqlToken.Kind.WORD
+        && characters.kind() != SqlToken.Kind.QUOTED_IDENTIFIER) {
+      return;
+    }
+    edits.add(
+        new QueryEdits.Edit(
+            tokens.get(at).start(),
+            tokens.get(at + 1).end(),
+            "TRIM(BOTH " + characters.text() + " FROM "));
+    edits.add(new QueryEdits.Edit(tokens.get(commas.get(0)).start(), characters.end(), ""));
+  }
+
   /** {@code query} with DuckDB's short spellings written out; {@code query} if it has none. */
   static String rewrite(String query) throws SQLException {
     List<SqlToken> tokens = SqlLexer.tokenize(query);
@@ -80,6 +109,8 @@ final class DuckDbSpellings {
         ifAsCase(tokens, i, edits);
       } else if (token.isKeyword("IFNULL") && call) {
         edits.add(new QueryEdits.Edit(token.start(), token.end(), "COALESCE"));
+      } else if (call && token.isKeyword("TRIM")) {
+        trimOfCharacters(tokens, i, edits);
       } else if (call && OWN_SYNTAX.contains(token.upper())) {
         edits.add(
             new QueryEdits.Edit(

@@ -2,10 +2,12 @@ package org.calciteivm.rules.frontend;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.collect.ImmutableSet;
 import java.sql.SQLException;
 import java.sql.SQLSyntaxErrorException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,11 +35,13 @@ import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.logical.LogicalSort;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeSystem;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperatorTable;
@@ -49,6 +53,8 @@ import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
+import org.apache.calcite.sql.type.SqlTypeCoercionRule;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.util.SqlOperatorTables;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
@@ -62,6 +68,7 @@ import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.UnsupportedViewException;
 import org.calciteivm.rules.IvmMetadata;
 import org.calciteivm.rules.IvmRelBuilders;
+import org.calciteivm.rules.sql.EngineTypes;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -89,6 +96,9 @@ public final class ViewSqlPlanner {
           .withConformance(SqlConformanceEnum.LENIENT);
 
   private final FrameworkConfig config;
+
+  /** Calcite's casts, and a BOOLEAN to and from every number (DuckDB's {@code true::INTEGER}). */
+  private static final SqlTypeCoercionRule BOOLEAN_NUMBER_CASTS = booleanNumberCasts();
 
   /**
    * A planner over {@code defaultSchema}, the schema unqualified names resolve in, whose parent
@@ -137,8 +147,9 @@ public final class ViewSqlPlanner {
                     moreFunctions,
                     // Calcite converts PostgreSQL's SUBSTR into the standard SUBSTRING with
                     // PostgreSQL's meaning of a start below 1 (from the first character), where
-                    // DuckDB's substr(s, -2) is the last two characters
-                    Set.of(SqlKind.SUBSTR_POSTGRESQL)))
+                    // DuckDB's substr(s, -2) is the last two characters; Calcite's LTRIM and
+                    // RTRIM take no characters to trim, DuckDB's ltrim(s, characters) does
+                    Set.of(SqlKind.SUBSTR_POSTGRESQL, SqlKind.LTRIM, SqlKind.RTRIM)))
             .sqlToRelConverterConfig(
                 SqlToRelConverter.config()
                     .withExpand(false)
@@ -164,6 +175,9 @@ public final class ViewSqlPlanner {
     try {
       parsed =
           StructPacks.positional(LambdaSyntax.parser(sql, config.getParserConfig()).parseStmt());
+      if (config.getTypeSystem() instanceof EngineTypes types && types.addsDaysToDates()) {
+        parsed = DateArithmetic.days(parsed);
+      }
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
           "materialized view \"" + viewName + "\": syntax error " + where(e, sql), "42601", e);
@@ -207,6 +221,8 @@ public final class ViewSqlPlanner {
     while (rootSchema.getParentSchema() != null) {
       rootSchema = rootSchema.getParentSchema();
     }
+    EngineTypes engineTypes = config.getTypeSystem() instanceof EngineTypes types ? types : null;
+    Map<String, SqlTypeName> typeNames = engineTypes == null ? Map.of() : engineTypes.typeNames();
     CalciteCatalogReader catalogReader =
         new CalciteCatalogReader(
             CalciteSchema.from(rootSchema),
@@ -218,7 +234,19 @@ public final class ViewSqlPlanner {
                     String.valueOf(config.getParserConfig().caseSensitive()))
                 .set(
                     CalciteConnectionProperty.CONFORMANCE,
-                    config.getParserConfig().conformance().toString()));
+                    config.getParserConfig().conformance().toString())) {
+          @Override
+          public @Nullable RelDataType getNamedType(SqlIdentifier typeName) {
+            // the engine's other names of types (CAST(x AS TEXT)), which Calcite's parser reads
+            // as names of user-defined types
+            RelDataType named = super.getNamedType(typeName);
+            SqlTypeName standard =
+                named == null && typeName.isSimple()
+                    ? typeNames.get(typeName.getSimple().toUpperCase(Locale.ROOT))
+                    : null;
+            return standard == null ? named : typeFactory.createSqlType(standard);
+          }
+        };
     SqlValidator validator =
         new ViewValidator(
             SqlOperatorTables.chain(config.getOperatorTable(), catalogReader),
@@ -229,7 +257,11 @@ public final class ViewSqlPlanner {
                 .withConformance(config.getParserConfig().conformance())
                 .withIdentifierExpansion(true)
                 // DuckDB sorts NULLs last in both directions (a window's ORDER BY x DESC)
-                .withDefaultNullCollation(NullCollation.LAST));
+                .withDefaultNullCollation(NullCollation.LAST)
+                .withTypeCoercionRules(
+                    engineTypes != null && engineTypes.castsBooleansAndNumbers()
+                        ? BOOLEAN_NUMBER_CASTS
+                        : null));
     SqlNode validated = validator.validate(parsed);
     SqlCall window = firstWindowFunction(validated);
     if (window != null) {
@@ -433,5 +465,25 @@ public final class ViewSqlPlanner {
     String message = String.valueOf(e.getMessage());
     int newline = message.indexOf('\n');
     return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static SqlTypeCoercionRule booleanNumberCasts() {
+    Map<SqlTypeName, ImmutableSet<SqlTypeName>> casts =
+        new HashMap<>(SqlTypeCoercionRule.instance().getTypeMapping());
+    casts.put(
+        SqlTypeName.BOOLEAN,
+        ImmutableSet.<SqlTypeName>builder()
+            .addAll(casts.get(SqlTypeName.BOOLEAN))
+            .addAll(SqlTypeName.NUMERIC_TYPES)
+            .build());
+    for (SqlTypeName number : SqlTypeName.NUMERIC_TYPES) {
+      ImmutableSet<SqlTypeName> from = casts.get(number);
+      if (from != null) {
+        casts.put(
+            number,
+            ImmutableSet.<SqlTypeName>builder().addAll(from).add(SqlTypeName.BOOLEAN).build());
+      }
+    }
+    return SqlTypeCoercionRule.instance(casts);
   }
 }

@@ -1,5 +1,6 @@
 package org.calciteivm.rules.sql;
 
+import java.util.Map;
 import org.apache.calcite.rel.type.RelDataTypeSystemImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
 
@@ -8,9 +9,48 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * strings: a union of text of different lengths is VARCHAR, never a blank-padded CHAR (DuckDB pads
  * nothing, so {@code 'b'} padded to {@code 'b '} would be another value).
  */
-public final class DuckDbTypeSystem extends RelDataTypeSystemImpl {
+public final class DuckDbTypeSystem extends RelDataTypeSystemImpl implements EngineTypes {
   /** The type system instance. */
   public static final DuckDbTypeSystem INSTANCE = new DuckDbTypeSystem();
+
+  /**
+   * DuckDB's other names of types Calcite writes by a name DuckDB reads as the same type. Left out:
+   * the names of types Calcite has no counterpart for (HUGEINT and the unsigned types, which
+   * Calcite would cast to as DECIMAL(38, 0); UUID, JSON, lists).
+   */
+  private static final Map<String, SqlTypeName> TYPE_NAMES =
+      Map.ofEntries(
+          Map.entry("TEXT", SqlTypeName.VARCHAR),
+          Map.entry("STRING", SqlTypeName.VARCHAR),
+          Map.entry("BPCHAR", SqlTypeName.VARCHAR),
+          Map.entry("INT1", SqlTypeName.TINYINT),
+          Map.entry("INT2", SqlTypeName.SMALLINT),
+          Map.entry("SHORT", SqlTypeName.SMALLINT),
+          Map.entry("INT4", SqlTypeName.INTEGER),
+          Map.entry("SIGNED", SqlTypeName.INTEGER),
+          Map.entry("INT8", SqlTypeName.BIGINT),
+          Map.entry("LONG", SqlTypeName.BIGINT),
+          Map.entry("FLOAT4", SqlTypeName.REAL),
+          Map.entry("FLOAT8", SqlTypeName.DOUBLE),
+          Map.entry("BOOL", SqlTypeName.BOOLEAN),
+          Map.entry("LOGICAL", SqlTypeName.BOOLEAN),
+          Map.entry("BLOB", SqlTypeName.VARBINARY),
+          Map.entry("BYTEA", SqlTypeName.VARBINARY));
+
+  @Override
+  public Map<String, SqlTypeName> typeNames() {
+    return TYPE_NAMES;
+  }
+
+  @Override
+  public boolean castsBooleansAndNumbers() {
+    return true;
+  }
+
+  @Override
+  public boolean addsDaysToDates() {
+    return true;
+  }
 
   @Override
   public int getMaxPrecision(SqlTypeName typeName) {
