@@ -35,6 +35,8 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *       Calcite's parser the second ({@link org.calciteivm.rules.frontend.StructPacks});
  *   <li>{@code datediff}, {@code date_diff} and {@code datepart} named in double quotes ({@link
  *       #OWN_SYNTAX});
+ *   <li>a cast {@code x::t} enclosed in parentheses, {@code (x::t)}, so that it casts what DuckDB
+ *       casts ({@link InfixCasts});
  *   <li>DuckDB's {@code trim(s, characters)} as the standard {@code TRIM(BOTH characters FROM s)};
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
@@ -117,6 +119,11 @@ final class DuckDbSpellings {
                 token.start(), token.end(), "\"" + token.text().toLowerCase(Locale.ROOT) + "\""));
       } else if (token.isSymbol("{") && (i == 0 || !tokens.get(i - 1).isKeyword("MAP"))) {
         structLiteral(tokens, i, edits);
+      } else if (token.isSymbol(":")
+          && tokens.get(i + 1).isSymbol(":")
+          && adjacent(tokens, i, i + 1)) {
+        InfixCasts.enclose(tokens, i, edits);
+        i++;
       } else if (token.isSymbol(":")
           && tokens.get(i + 1).isSymbol("=")
           && adjacent(tokens, i, i + 1)) {

@@ -46,12 +46,19 @@ final class QueryEdits {
           "INTERSECT",
           "WITH");
 
-  /** {@code text} with {@code edits}, which do not overlap, applied; {@code text} if none. */
+  /**
+   * {@code text} with {@code edits}, which do not overlap (an insertion may be where a replacement
+   * starts or ends), applied; {@code text} if none.
+   */
   static String apply(String text, List<Edit> edits) {
     if (edits.isEmpty()) {
       return text;
     }
-    List<Edit> ordered = edits.stream().sorted(Comparator.comparingInt(Edit::start)).toList();
+    // an insertion before a replacement that starts where it is inserted
+    List<Edit> ordered =
+        edits.stream()
+            .sorted(Comparator.comparingInt(Edit::start).thenComparingInt(Edit::end))
+            .toList();
     StringBuilder edited = new StringBuilder();
     int copied = 0;
     for (Edit edit : ordered) {
