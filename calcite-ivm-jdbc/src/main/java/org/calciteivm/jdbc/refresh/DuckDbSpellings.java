@@ -50,12 +50,27 @@ final class DuckDbSpellings {
 
   private static final Pattern INTERVAL =
       Pattern.compile(
-          "'\\s*(-?\\d+)\\s*(year|month|day|hour|minute|second)s?\\s*'", Pattern.CASE_INSENSITIVE);
+          "'\\s*(-?\\d+)\\s*(year|quarter|month|week|day|hour|minute|second)s?\\s*'",
+          Pattern.CASE_INSENSITIVE);
 
   private static final Set<String> INTERVAL_UNITS =
       Set.of(
-          "YEAR", "YEARS", "MONTH", "MONTHS", "DAY", "DAYS", "HOUR", "HOURS", "MINUTE", "MINUTES",
-          "SECOND", "SECONDS");
+          "YEAR",
+          "YEARS",
+          "QUARTER",
+          "QUARTERS",
+          "MONTH",
+          "MONTHS",
+          "WEEK",
+          "WEEKS",
+          "DAY",
+          "DAYS",
+          "HOUR",
+          "HOURS",
+          "MINUTE",
+          "MINUTES",
+          "SECOND",
+          "SECONDS");
 
   /**
    * DuckDB's functions whose names Calcite's grammar reads with syntax of its own (SQL Server's

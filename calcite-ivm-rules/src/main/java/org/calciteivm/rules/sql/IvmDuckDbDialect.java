@@ -2,6 +2,7 @@ package org.calciteivm.rules.sql;
 
 import java.util.Locale;
 import java.util.regex.Pattern;
+import org.apache.calcite.avatica.util.TimeUnit;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
@@ -10,6 +11,8 @@ import org.apache.calcite.sql.SqlCollectionTypeNameSpec;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDialect;
 import org.apache.calcite.sql.SqlFunction;
+import org.apache.calcite.sql.SqlIntervalLiteral;
+import org.apache.calcite.sql.SqlIntervalQualifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -131,6 +134,35 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
       }
     }
     super.unparseCall(writer, call, leftPrec, rightPrec);
+  }
+
+  /**
+   * An interval of one unit as DuckDB reads it: the sign inside the quotes ({@code INTERVAL '-3'
+   * MONTH}; Calcite writes {@code INTERVAL -'3' MONTH}, which DuckDB does not parse), and a literal
+   * of weeks or quarters in the days or months Calcite keeps its value in ({@code INTERVAL 1 WEEK}
+   * reaches the writer as the value 7 with the unit WEEK, which Calcite wrote as {@code INTERVAL
+   * '7' WEEK}: seven weeks).
+   */
+  @Override
+  public void unparseSqlIntervalLiteral(
+      SqlWriter writer, SqlIntervalLiteral literal, int leftPrec, int rightPrec) {
+    SqlIntervalLiteral.IntervalValue value =
+        literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+    SqlIntervalQualifier qualifier = value.getIntervalQualifier();
+    if (!qualifier.isSingleDatetimeField()) {
+      super.unparseSqlIntervalLiteral(writer, literal, leftPrec, rightPrec);
+      return;
+    }
+    TimeUnit unit =
+        switch (qualifier.getUnit()) {
+          case WEEK -> TimeUnit.DAY;
+          case QUARTER -> TimeUnit.MONTH;
+          default -> qualifier.getUnit();
+        };
+    writer.keyword("INTERVAL");
+    writer.literal(
+        "'" + (value.getSign() < 0 ? "-" : "") + value.getIntervalLiteral().replace("'", "") + "'");
+    writer.keyword(unit.name());
   }
 
   /** A function name DuckDB reads unquoted. */
