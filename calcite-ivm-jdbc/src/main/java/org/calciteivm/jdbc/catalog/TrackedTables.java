@@ -29,6 +29,7 @@ public final class TrackedTables {
   public static TrackedTable track(Connection connection, Relation relation, Set<String> columns)
       throws SQLException {
     refuseGeneratedColumns(connection, relation, columns);
+    refuseRowidColumn(relation);
     int id = IvmCatalog.nextId(connection, IvmCatalog.TABLES, "table_id");
     try (PreparedStatement s =
         connection.prepareStatement("INSERT INTO " + IvmCatalog.TABLES + " VALUES (?, ?, ?, 0)")) {
@@ -78,6 +79,28 @@ public final class TrackedTables {
       }
     }
   }
+
+  /**
+   * Refuses to capture a table with a column named {@code rowid}: it hides DuckDB's row identifier
+   * of the same name, by which the capture of a DELETE or an UPDATE finds the rows it changed (a
+   * delete of one row would have deleted every row with its value in that column).
+   */
+  private static void refuseRowidColumn(Relation relation) throws SQLException {
+    for (Column column : relation.columns()) {
+      if (column.name().equalsIgnoreCase(ROWID)) {
+        throw new SQLFeatureNotSupportedException(
+            relation.displayName()
+                + " has a column named \""
+                + column.name()
+                + "\", which hides DuckDB's row identifier rowid that calcite-ivm captures changes"
+                + " by: a materialized view cannot read the table yet (rename the column)",
+            "0A000");
+      }
+    }
+  }
+
+  /** DuckDB's name of a row's identifier, which a column of that name hides. */
+  public static final String ROWID = "rowid";
 
   /**
    * Makes {@code table} capture the columns named in {@code columns} too. Rows captured before have

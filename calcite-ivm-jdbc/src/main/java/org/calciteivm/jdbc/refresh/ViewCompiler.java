@@ -6,6 +6,7 @@ import com.google.common.collect.ImmutableSet;
 import com.google.common.collect.Maps;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -13,10 +14,6 @@ import java.util.Set;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.type.RelDataType;
-import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.rel.type.RelDataTypeField;
-import org.apache.calcite.tools.RelBuilder;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.JoinStrategy;
 import org.calciteivm.core.MergeStrategy;
@@ -24,8 +21,8 @@ import org.calciteivm.jdbc.catalog.CalciteSchemas;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.DuckDbFunctions;
 import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.catalog.TrackedTables;
 import org.calciteivm.jdbc.catalog.ViewEntry;
-import org.calciteivm.rules.IvmRelBuilders;
 import org.calciteivm.rules.aggregate.AggregateState;
 import org.calciteivm.rules.aggregate.StateVersion;
 import org.calciteivm.rules.analysis.RowKeys;
@@ -42,7 +39,6 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
 import org.calciteivm.rules.merge.GroupMerge;
 import org.calciteivm.rules.merge.StandardMerge;
 import org.calciteivm.rules.sql.DuckDbTypeSystem;
-import org.calciteivm.rules.sql.SqlUnparser;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -56,14 +52,6 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * so that those are always evaluated on the current state.
  */
 public final class ViewCompiler {
-  private static final SqlUnparser UNPARSER = SqlUnparser.duckDb();
-
-  /** The name the read query gives the stored state of an aggregate view. */
-  private static final String STATE = "_ivm_state";
-
-  /** The name the read query gives the aggregate's output computed from the state. */
-  private static final String GROUPS = "_ivm_groups";
-
   private final Connection connection;
   private final CalciteSchemas.PlanningSchema schema;
   private final String viewName;
@@ -100,10 +88,24 @@ public final class ViewCompiler {
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
     this.query = query.trim();
     IvmCompiler compiler = IvmCompiler.ofPlans(SqlTarget.duckDb());
+    RelNode planned = ListElementAggregates.fold(planner.toRel(viewName, query));
+    List<String> duckDbNames = duckDbColumnNames();
+    for (String name : duckDbNames) {
+      if (name.equalsIgnoreCase(TrackedTables.ROWID)) {
+        // the merge finds stored rows by DuckDB's row identifier, which the column would hide
+        throw new SQLFeatureNotSupportedException(
+            "materialized view \""
+                + viewName
+                + "\" cannot have a column named \""
+                + name
+                + "\" yet: it hides DuckDB's row identifier rowid (name it otherwise, AS ...)",
+            "0A000");
+      }
+    }
     this.maintained =
         compiler
             .withStateVersion(version)
-            .compile(viewName, ListElementAggregates.fold(planner.toRel(viewName, query)));
+            .compile(viewName, DuckDbColumnOrder.of(planned, duckDbNames));
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
   }
@@ -235,7 +237,9 @@ public final class ViewCompiler {
               + maintained.orderBySql());
     }
     AggregateState state = AggregateState.of(aggregate);
-    String read = readSql(StoredState.select(state, view, ""), aggregate, state);
+    String read =
+        AggregateReads.sql(
+            plan, StoredState.select(state, view, ""), aggregate, state, describedColumns());
     List<String> statements =
         new ArrayList<>(StoredState.create(connection, view, maintained.storedContentSql()));
     boolean ordered = !maintained.order().getFieldCollations().isEmpty();
@@ -304,10 +308,10 @@ public final class ViewCompiler {
                   dataTableTypes(view, state));
       groups =
           new ChangeEmission.Groups(
-              readSql(touchedState, aggregate, state),
+              AggregateReads.sql(plan, touchedState, aggregate, state, describedColumns()),
               touchedState,
-              readSql(oldState, aggregate, state),
-              readSql(mergedState, aggregate, state));
+              AggregateReads.sql(plan, oldState, aggregate, state, describedColumns()),
+              AggregateReads.sql(plan, mergedState, aggregate, state, describedColumns()));
     }
     return new ChangeEmission(log, view.userView(), groups, viewDeltaTable);
   }
@@ -323,6 +327,18 @@ public final class ViewCompiler {
         .orElse(null);
   }
 
+  /**
+   * The names DuckDB gives the columns of the view's query; none if DuckDB does not take the query
+   * (planning it then says what is wrong in the view's terms, or the population does).
+   */
+  private List<String> duckDbColumnNames() {
+    try {
+      return describedColumns().stream().map(DescribedColumn::name).toList();
+    } catch (SQLException e) {
+      return List.of();
+    }
+  }
+
   private List<DescribedColumn> describedColumns() throws SQLException {
     if (describedColumns == null) {
       describedColumns = DescribedColumn.describe(connection, userQuery);
@@ -336,74 +352,6 @@ public final class ViewCompiler {
       storedTypes = StoredState.types(connection, view, state);
     }
     return storedTypes;
-  }
-
-  /**
-   * The query users read an aggregate view through, over the state rows of {@code stateSql}: the
-   * aggregates computed from the state (a SUM over no non-null value is NULL, an AVG divides the
-   * sum by the non-null count; see {@link AggregateState#values}), then the plan above the
-   * aggregate, written by the unparser; then each column cast to the type DuckDB gives the view's
-   * query and named as DuckDB names it. The casts are written with DuckDB's type names, which
-   * Calcite's types cannot all name (HUGEINT and DECIMAL(38,0) are one type to Calcite).
-   */
-  private String readSql(String stateSql, Aggregate aggregate, AggregateState state)
-      throws SQLException {
-    RelBuilder builder = IvmRelBuilders.withSchemaOf(plan);
-    // the stored state's row type: the state query's over the aggregate's input
-    RelDataType stateType = state.stateAggregate(builder, aggregate.getInput()).getRowType();
-    RelNode stored = builder.transientScan(STATE, stateType).build();
-    // the groups' columns get plain names: the unparser would not keep Calcite's EXPR$0
-    RelDataTypeFactory.Builder groupType = builder.getTypeFactory().builder();
-    List<String> groupColumns = new ArrayList<>();
-    for (RelDataTypeField field : aggregate.getRowType().getFieldList()) {
-      groupColumns.add("g" + field.getIndex());
-      groupType.add("g" + field.getIndex(), field.getType());
-    }
-    String groups = UNPARSER.toSql(state.values(builder, stored, groupColumns));
-    // the plan above the aggregate reads the groups with the aggregate's own types, which may
-    // differ from the values' (AVG of an INTEGER is a DOUBLE in DuckDB); DuckDB computes it all
-    String above =
-        plan == aggregate
-            ? "SELECT * FROM " + IvmNames.quote(GROUPS)
-            : UNPARSER.toSql(
-                replace(plan, aggregate, builder.transientScan(GROUPS, groupType.build()).build()));
-    List<DescribedColumn> columns = describedColumns();
-    List<String> aliases = new ArrayList<>();
-    List<String> outputs = new ArrayList<>();
-    for (int i = 0; i < columns.size(); i++) {
-      String alias = IvmNames.quote("c" + i);
-      aliases.add(alias);
-      outputs.add(
-          "CAST(q."
-              + alias
-              + " AS "
-              + columns.get(i).type()
-              + ") AS "
-              + IvmNames.quote(columns.get(i).name()));
-    }
-    return "WITH "
-        + IvmNames.quote(STATE)
-        + " AS ("
-        + stateSql
-        + "), "
-        + IvmNames.quote(GROUPS)
-        + " AS ("
-        + groups
-        + ") SELECT "
-        + String.join(", ", outputs)
-        + " FROM ("
-        + above
-        + ") AS q("
-        + String.join(", ", aliases)
-        + ")";
-  }
-
-  /** {@code rel} with {@code target} (somewhere below it, through single inputs) replaced. */
-  private static RelNode replace(RelNode rel, RelNode target, RelNode replacement) {
-    if (rel == target) {
-      return replacement;
-    }
-    return rel.copy(rel.getTraitSet(), List.of(replace(rel.getInput(0), target, replacement)));
   }
 
   /** The table id of each scan of the view, in join order (a self-join reads one table twice). */
