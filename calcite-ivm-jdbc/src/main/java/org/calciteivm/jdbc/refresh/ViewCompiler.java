@@ -87,9 +87,12 @@ public final class ViewCompiler {
     this.viewName = viewName;
     // the query may be given in place in its statement, blanks before it (see ViewSqlPlanner)
     this.query = query.trim();
-    IvmCompiler compiler = IvmCompiler.ofPlans(SqlTarget.duckDb());
+    IvmCompiler compiler = IvmCompiler.ofPlans(SqlTarget.duckDb()).withStateVersion(version);
     RelNode planned = ListElementAggregates.fold(planner.toRel(viewName, query));
-    List<String> duckDbNames = duckDbColumnNames();
+    // refused by the rules before DuckDB is asked about the query (a failed DESCRIBE aborts the
+    // transaction CREATE runs in), then planned again in DuckDB's column order if it differs
+    MaintainedView compiled = compiler.compile(viewName, planned);
+    List<String> duckDbNames = describedColumns().stream().map(DescribedColumn::name).toList();
     for (String name : duckDbNames) {
       if (name.equalsIgnoreCase(TrackedTables.ROWID)) {
         // the merge finds stored rows by DuckDB's row identifier, which the column would hide
@@ -102,10 +105,8 @@ public final class ViewCompiler {
             "0A000");
       }
     }
-    this.maintained =
-        compiler
-            .withStateVersion(version)
-            .compile(viewName, DuckDbColumnOrder.of(planned, duckDbNames));
+    RelNode ordered = DuckDbColumnOrder.of(planned, duckDbNames);
+    this.maintained = ordered == planned ? compiled : compiler.compile(viewName, ordered);
     this.plan = maintained.plan();
     this.analysis = maintained.analysis();
   }
@@ -325,18 +326,6 @@ public final class ViewCompiler {
                     && t.relation().name().equalsIgnoreCase(view.name()))
         .findFirst()
         .orElse(null);
-  }
-
-  /**
-   * The names DuckDB gives the columns of the view's query; none if DuckDB does not take the query
-   * (planning it then says what is wrong in the view's terms, or the population does).
-   */
-  private List<String> duckDbColumnNames() {
-    try {
-      return describedColumns().stream().map(DescribedColumn::name).toList();
-    } catch (SQLException e) {
-      return List.of();
-    }
   }
 
   private List<DescribedColumn> describedColumns() throws SQLException {
