@@ -230,6 +230,7 @@ public final class MaterializedViews {
           ViewCompiler.plan(
               duckDb, name, split.query(), definition.planned(), catalog.trackedTables());
     }
+    compiler.refuseMixedCollations();
     ViewAnalyzer.Analysis analysis = compiler.analysis();
     DuckDbCatalog duckDbCatalog = DuckDbCatalog.read(duckDb);
     List<TrackedTable> tracked = new ArrayList<>(catalog.trackedTables());

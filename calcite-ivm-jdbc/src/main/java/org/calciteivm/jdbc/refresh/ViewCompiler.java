@@ -205,6 +205,15 @@ public final class ViewCompiler {
     schema.track(table);
   }
 
+  /**
+   * Refuses the view if it compares text columns of different collations where its maintenance
+   * would keep values apart that the comparison holds equal ({@link MixedCollations}); asked at
+   * CREATE only, so that a view an earlier build created still refreshes.
+   */
+  public void refuseMixedCollations() throws SQLException {
+    MixedCollations.refuse(connection, viewName, plan);
+  }
+
   /** What the analysis found: base tables, strategy, aggregate. */
   public ViewAnalyzer.Analysis analysis() {
     return analysis;
