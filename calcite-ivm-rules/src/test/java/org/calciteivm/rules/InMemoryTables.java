@@ -114,11 +114,13 @@ final class InMemoryTables implements AutoCloseable {
   }
 
   /**
-   * A compiler of views over {@code main}, with the conventions the driver plans with; the change
-   * of {@code main.t} is in {@code temp.t_delta}.
+   * A compiler of views over {@code main}, with the conventions the driver plans with (but sums
+   * typed as the enumerable engine runs them, {@link EnumerableTypeSystem}); the change of {@code
+   * main.t} is in {@code temp.t_delta}.
    */
   IvmCompiler compiler() {
     return IvmCompiler.duckDb(main)
+        .withTypeSystem(EnumerableTypeSystem.INSTANCE)
         .withDeltaRelations(
             table -> {
               List<String> name = table.getQualifiedName();

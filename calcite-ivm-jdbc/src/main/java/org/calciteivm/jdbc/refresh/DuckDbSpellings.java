@@ -38,6 +38,8 @@ import org.calciteivm.jdbc.sql.SqlToken;
  *   <li>a cast {@code x::t} enclosed in parentheses, {@code (x::t)}, so that it casts what DuckDB
  *       casts ({@link InfixCasts});
  *   <li>DuckDB's {@code trim(s, characters)} as the standard {@code TRIM(BOTH characters FROM s)};
+ *   <li>a cast to {@code DECIMAL} or {@code NUMERIC} without a precision with DuckDB's, {@code (18,
+ *       3)} ({@link DecimalDefaults});
  *   <li>the power operator {@code **} as {@code ^}, its other spelling: DuckDB gives both the same
  *       precedence (above {@code *}, below unary minus) and reads both left to right, and Calcite's
  *       parser reads {@code ^} (a tree of another shape, but written back as DuckDB reads it).
@@ -122,6 +124,7 @@ final class DuckDbSpellings {
       }
       boolean call =
           tokens.get(i + 1).isSymbol("(") && (i == 0 || !tokens.get(i - 1).isSymbol("."));
+      DecimalDefaults.complete(tokens, i, edits);
       if (token.isKeyword("IF") && call) {
         ifAsCase(tokens, i, edits);
       } else if (token.isKeyword("IFNULL") && call) {

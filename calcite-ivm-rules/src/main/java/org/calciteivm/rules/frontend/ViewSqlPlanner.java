@@ -215,7 +215,7 @@ public final class ViewSqlPlanner {
 
   /** Validates {@code parsed} and converts it to a logical plan. */
   private RelNode convert(String viewName, String sql, SqlNode parsed) throws SQLException {
-    JavaTypeFactoryImpl typeFactory = new JavaTypeFactoryImpl(config.getTypeSystem());
+    JavaTypeFactoryImpl typeFactory = EngineTypeFactory.of(config.getTypeSystem());
     SchemaPlus defaultSchema = requireNonNull(config.getDefaultSchema(), "defaultSchema");
     SchemaPlus rootSchema = defaultSchema;
     while (rootSchema.getParentSchema() != null) {

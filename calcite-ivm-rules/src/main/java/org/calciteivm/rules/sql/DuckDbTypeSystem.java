@@ -1,6 +1,8 @@
 package org.calciteivm.rules.sql;
 
 import java.util.Map;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeSystemImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
 
@@ -53,6 +55,11 @@ public final class DuckDbTypeSystem extends RelDataTypeSystemImpl implements Eng
   }
 
   @Override
+  public boolean keepsRealBesideExactNumbers() {
+    return true;
+  }
+
+  @Override
   public int getMaxPrecision(SqlTypeName typeName) {
     switch (typeName) {
       case DECIMAL:
@@ -64,6 +71,37 @@ public final class DuckDbTypeSystem extends RelDataTypeSystemImpl implements Eng
       default:
         return super.getMaxPrecision(typeName);
     }
+  }
+
+  /**
+   * DuckDB's type of a sum: {@code HUGEINT} for integers (here {@code DECIMAL(38, 0)}, which holds
+   * the same values up to 10^38), {@code DECIMAL(38, s)} for decimals, {@code DOUBLE} for {@code
+   * REAL}. Calcite's is the argument's type, and the refresh of a window's sum cast to it: a sum of
+   * INTEGERs above 2^31 failed the refresh, one of REALs lost its double precision.
+   */
+  @Override
+  public RelDataType deriveSumType(RelDataTypeFactory types, RelDataType argumentType) {
+    SqlTypeName name = argumentType.getSqlTypeName();
+    RelDataType sum;
+    if (SqlTypeName.INT_TYPES.contains(name)) {
+      sum = types.createSqlType(SqlTypeName.DECIMAL, 38, 0);
+    } else if (name == SqlTypeName.DECIMAL) {
+      sum = types.createSqlType(SqlTypeName.DECIMAL, 38, argumentType.getScale());
+    } else if (name == SqlTypeName.REAL) {
+      sum = types.createSqlType(SqlTypeName.DOUBLE);
+    } else {
+      return super.deriveSumType(types, argumentType);
+    }
+    return types.createTypeWithNullability(sum, argumentType.isNullable());
+  }
+
+  /** DuckDB's type of the average of {@code REAL}s: {@code DOUBLE} (Calcite's: {@code REAL}). */
+  @Override
+  public RelDataType deriveAvgAggType(RelDataTypeFactory types, RelDataType argumentType) {
+    return argumentType.getSqlTypeName() == SqlTypeName.REAL
+        ? types.createTypeWithNullability(
+            types.createSqlType(SqlTypeName.DOUBLE), argumentType.isNullable())
+        : super.deriveAvgAggType(types, argumentType);
   }
 
   @Override

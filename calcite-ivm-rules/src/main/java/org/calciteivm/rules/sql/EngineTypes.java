@@ -25,4 +25,12 @@ public interface EngineTypes {
    * that many days away, and {@code DATE - DATE} the BIGINT number of days between the two.
    */
   boolean addsDaysToDates();
+
+  /**
+   * Whether REAL combined with an exact number (the branches of a union, of a {@code CASE}, the
+   * arguments of {@code COALESCE}) stays REAL, where Calcite makes it DOUBLE: the rows a refresh
+   * computes would then hold other values than the engine stores ({@code 2.3} against the REAL
+   * {@code 2.2999999523}), and its deletes would find no stored row.
+   */
+  boolean keepsRealBesideExactNumbers();
 }
