@@ -5,6 +5,7 @@ import java.util.regex.Pattern;
 import org.apache.calcite.avatica.util.TimeUnit;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlAggFunction;
+import org.apache.calcite.sql.SqlAlienSystemTypeNameSpec;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCollectionTypeNameSpec;
@@ -52,6 +53,11 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
   @Override
   public @Nullable SqlNode getCastSpec(RelDataType type) {
     SqlTypeName name = type.getSqlTypeName();
+    if (SqlTypeName.INTERVAL_TYPES.contains(name)) {
+      // DuckDB has one INTERVAL type (Calcite wrote CAST(s AS INTERVAL) as INTERVAL_SECOND)
+      return new SqlDataTypeSpec(
+          new SqlAlienSystemTypeNameSpec("INTERVAL", name, SqlParserPos.ZERO), SqlParserPos.ZERO);
+    }
     switch (name) {
       case CHAR:
       case VARCHAR:
