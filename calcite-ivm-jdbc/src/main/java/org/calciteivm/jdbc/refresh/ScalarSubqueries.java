@@ -478,7 +478,11 @@ public final class ScalarSubqueries {
     } else if (from.getKind() == SqlKind.AS) {
       SqlCall as = (SqlCall) from;
       defined.add(((SqlIdentifier) as.operand(1)).getSimple().toLowerCase(Locale.ROOT));
-      define(as.operand(0), defined);
+      if (!(as.operand(0) instanceof SqlIdentifier)) {
+        // a table's alias hides its name: in (SELECT ... FROM li l2 WHERE l2.k = li.k), li is
+        // the outer query's
+        define(as.operand(0), defined);
+      }
     } else if (from instanceof SqlIdentifier table) {
       // the table, and its schema (so that the table's own name is not taken for a column's)
       table.names.forEach(name -> defined.add(name.toLowerCase(Locale.ROOT)));
