@@ -35,9 +35,10 @@ public final class IvmPrograms {
    * Normalizes a view's plan before it is analyzed: filters above a join become its condition or
    * move into its inputs, so that the join's condition states the keys it joins on (which the join
    * expansions read, see {@link IvmRules#CHANGE_JOIN_FOREIGN_KEY_PRUNE}) and each term reads only
-   * the rows it needs; a {@code UNION} becomes a {@code DISTINCT} over a {@code UNION ALL}, and
-   * {@code INTERSECT} and {@code EXCEPT} joins of {@code DISTINCT}s, which are maintained; grouping
-   * sets one aggregate keyed by the number of the set.
+   * the rows it needs; unions of unions become one ({@code (a UNION b) UNION c} one {@code UNION}
+   * of three), a {@code UNION} a {@code DISTINCT} over a {@code UNION ALL}, and {@code INTERSECT}
+   * and {@code EXCEPT} joins of {@code DISTINCT}s, which are maintained; grouping sets one
+   * aggregate keyed by the number of the set.
    */
   public static HepProgram normalize() {
     return new HepProgramBuilder()
@@ -46,6 +47,7 @@ public final class IvmPrograms {
             ImmutableList.of(
                 withoutSimplification(CoreRules.FILTER_INTO_JOIN),
                 withoutSimplification(CoreRules.JOIN_CONDITION_PUSH),
+                withoutSimplification(CoreRules.UNION_MERGE),
                 withoutSimplification(CoreRules.UNION_TO_DISTINCT),
                 IvmRules.DISTINCT_SET_OP_TO_JOIN,
                 IvmRules.GROUPING_SETS_TO_GROUP_KEY))
