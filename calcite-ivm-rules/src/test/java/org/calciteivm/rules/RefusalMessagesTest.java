@@ -191,6 +191,12 @@ class RefusalMessagesTest {
         .contains("window function AVG, STDDEV or VARIANCE(...) OVER (...) of exact numbers");
     assertThat(refusal("SELECT id, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY x) AS r FROM ev"))
         .contains("window function ROW_NUMBER(...) OVER (...) whose ORDER BY can tie");
+    // Calcite writes SUM(x) OVER w with a COUNT(x) OVER w: the message names the SUM written
+    assertThat(
+            refusal(
+                "SELECT id, SUM(x) OVER (PARTITION BY grp ORDER BY x ROWS BETWEEN 1 PRECEDING"
+                    + " AND 1 FOLLOWING) AS s FROM ev"))
+        .contains("window function SUM(...) OVER (...) whose ORDER BY can tie");
     // in QUALIFY: a filter over the window, checked as one in the select list
     assertThat(
             refusal(
