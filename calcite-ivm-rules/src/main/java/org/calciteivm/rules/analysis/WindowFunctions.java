@@ -105,12 +105,25 @@ final class WindowFunctions {
     if (!keyColumns(over).containsAll(read.asList())) {
       return false;
     }
-    long orderDependent =
+    List<RexOver> orderDependent =
         window.getProjects().stream()
             .flatMap(e -> overs(e).stream())
             .filter(o -> tieSensitive(o) && !orderedByKey(o, window))
-            .count();
-    return orderDependent == 1;
+            .toList();
+    // SUM(x) OVER w is Calcite's COUNT(x) OVER w and SUM(x) OVER w: one function the user wrote
+    return orderDependent.stream().filter(o -> !countOfSum(o, orderDependent)).count() == 1;
+  }
+
+  /** Whether {@code over} is the COUNT of Calcite's expansion of a SUM among {@code overs}. */
+  private static boolean countOfSum(RexOver over, List<RexOver> overs) {
+    return over.getAggOperator().getKind() == SqlKind.COUNT
+        && overs.stream()
+            .anyMatch(
+                o ->
+                    (o.getAggOperator().getKind() == SqlKind.SUM
+                            || o.getAggOperator().getKind() == SqlKind.SUM0)
+                        && o.getWindow().equals(over.getWindow())
+                        && o.getOperands().equals(over.getOperands()));
   }
 
   /** The input columns {@code over} partitions or orders by. */
