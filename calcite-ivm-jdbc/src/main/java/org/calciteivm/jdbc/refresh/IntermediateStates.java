@@ -38,10 +38,11 @@ import org.calciteivm.rules.frontend.ViewSqlPlanner;
  * BY, HAVING, an aggregate function, or SELECT DISTINCT), computes window functions, keeps its top
  * rows ({@code ORDER BY ... LIMIT}, {@code OFFSET}, {@code FETCH}), or is an {@code INTERSECT ALL}
  * or {@code EXCEPT ALL} becomes a hidden materialized view of its own, and the view reads that
- * instead. An aggregate over an aggregate, an aggregate below a join or a union, a window function
- * over an aggregate or below a join, is then a view over views, which calcite-ivm maintains (window
- * functions and the bag set operations are kept only at the top of a view, by recomputing the
- * partitions a change touches).
+ * instead; so does an aggregating subquery of an {@code IN} or {@code EXISTS} condition that names
+ * nothing of the outer query. An aggregate over an aggregate, an aggregate below a join or a union,
+ * a window function over an aggregate or below a join, is then a view over views, which calcite-ivm
+ * maintains (window functions and the bag set operations are kept only at the top of a view, by
+ * recomputing the partitions a change touches).
  *
  * <p>The split works on the query's text: the subquery (with the parentheses around it) is replaced
  * by the name of its hidden view, {@code _ivm."node_<view id>_<i>"}, numbered in the order the
@@ -168,6 +169,7 @@ public final class IntermediateStates {
       visitQuery(((SqlCall) query).operand(0));
     } else if (query instanceof SqlSelect select) {
       visitFrom(select.getFrom());
+      visitWhere(select.getWhere());
     } else if (query.getKind().belongsTo(SqlKind.SET_QUERY)) {
       // a bag INTERSECT or EXCEPT nested in another is kept with it; in a UNION it is a branch
       boolean inBag = isBagIntersectOrExcept(query);
@@ -207,6 +209,36 @@ public final class IntermediateStates {
       visitQuery(from);
     }
     // a table, a LATERAL or WITH subquery, a table function: nothing to split
+  }
+
+  /**
+   * Finds the aggregating subqueries of {@code IN}, {@code NOT IN}, {@code EXISTS} and {@code NOT
+   * EXISTS} conditions in a WHERE clause that name nothing of the outer query ({@code g IN (SELECT
+   * g FROM u GROUP BY g HAVING SUM(z) > 10)}, TPC-H Q18's shape): each becomes {@code SELECT *
+   * FROM} a hidden view, whose rows the condition then reads as it reads a table's.
+   */
+  private void visitWhere(SqlNode condition) {
+    if (!(condition instanceof SqlCall call)) {
+      return;
+    }
+    SqlKind kind = call.getKind();
+    if (kind == SqlKind.AND || kind == SqlKind.OR || kind == SqlKind.NOT) {
+      call.getOperandList().forEach(this::visitWhere);
+      return;
+    }
+    boolean subqueryCondition =
+        kind == SqlKind.IN || kind == SqlKind.NOT_IN || kind == SqlKind.EXISTS;
+    SqlNode subquery = call.getOperandList().get(call.operandCount() - 1);
+    if (subqueryCondition
+        && subquery instanceof SqlSelect select
+        && keptAlone(select)
+        && !ScalarSubqueries.correlated(select)) {
+      QueryText.Range range = text.range(select);
+      if (range != null) {
+        // as a branch: the query inside the condition's parentheses
+        spans.add(new Span(text.unparenthesized(range), true));
+      }
+    }
   }
 
   /**

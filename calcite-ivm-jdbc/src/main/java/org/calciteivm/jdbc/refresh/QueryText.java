@@ -126,6 +126,17 @@ final class QueryText {
     return new Range(tokens.get(from).start(), tokens.get(to).end());
   }
 
+  /** {@code range} without the parentheses that enclose all of it; itself if there are none. */
+  Range unparenthesized(Range range) {
+    int from = tokenStarting.get(range.start());
+    int to = tokenEnding.get(range.end());
+    while (from < to && matchingParenthesis.getOrDefault(from, -1) == to) {
+      from++;
+      to--;
+    }
+    return new Range(tokens.get(from).start(), tokens.get(to).end());
+  }
+
   /** {@code range} widened to the parentheses around it; itself if there are none. */
   Range parenthesized(Range range) {
     int from = tokenStarting.get(range.start());
