@@ -40,7 +40,13 @@ final class InfixCasts {
     if (start < 0 || end < 0) {
       return;
     }
-    edits.add(new QueryEdits.Edit(tokens.get(start).start(), tokens.get(start).start(), "("));
+    if (end == at + 2 && tokens.get(end).isKeyword("INTERVAL")) {
+      // x::INTERVAL, which Calcite's parser reads only as CAST(x AS INTERVAL)
+      edits.add(new QueryEdits.Edit(tokens.get(start).start(), tokens.get(start).start(), "CAST("));
+      edits.add(new QueryEdits.Edit(tokens.get(at).start(), tokens.get(at + 1).end(), " AS "));
+    } else {
+      edits.add(new QueryEdits.Edit(tokens.get(start).start(), tokens.get(start).start(), "("));
+    }
     edits.add(new QueryEdits.Edit(tokens.get(end).end(), tokens.get(end).end(), ")"));
   }
 
