@@ -130,6 +130,7 @@ class RefusalMessagesTest {
         "SELECT dayname(tz) AS day FROM ev|dayname(tz)",
         "SELECT tz + INTERVAL '1' DAY AS later FROM ev|tz + INTERVAL '1' DAY",
         "SELECT CAST(tz AS VARCHAR) AS s FROM ev|CAST(tz AS VARCHAR)",
+        "SELECT TRY_CAST(ts AS TIMESTAMPTZ) AS s FROM ev|TRY_CAST(ts AS TIMESTAMP WITH TIME ZONE)",
         "SELECT CAST(ts AS TIMESTAMP WITH LOCAL TIME ZONE) AS i FROM ev|CAST(ts AS TIMESTAMP WITH",
         "SELECT make_timestamptz(id) AS i FROM ev|make_timestamptz(id)",
         "SELECT grp, COUNT(*) AS n FROM ev GROUP BY grp, CAST(tz AS DATE)|CAST(tz AS DATE)",

@@ -50,6 +50,13 @@ final class ExpressionText {
     switch (call.getKind()) {
       case CAST:
         return "CAST(" + of(call.getOperands().get(0), input) + " AS " + type(call.getType()) + ")";
+      case SAFE_CAST:
+        // Calcite's name of DuckDB's TRY_CAST
+        return "TRY_CAST("
+            + of(call.getOperands().get(0), input)
+            + " AS "
+            + type(call.getType())
+            + ")";
       case EXTRACT:
         return "EXTRACT(" + args.get(0) + " FROM " + args.get(1) + ")";
       case CASE:

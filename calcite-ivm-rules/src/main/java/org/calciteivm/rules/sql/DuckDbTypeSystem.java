@@ -34,6 +34,7 @@ public final class DuckDbTypeSystem extends RelDataTypeSystemImpl implements Eng
           Map.entry("LONG", SqlTypeName.BIGINT),
           Map.entry("FLOAT4", SqlTypeName.REAL),
           Map.entry("FLOAT8", SqlTypeName.DOUBLE),
+          Map.entry("TIMESTAMPTZ", SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE),
           Map.entry("BOOL", SqlTypeName.BOOLEAN),
           Map.entry("LOGICAL", SqlTypeName.BOOLEAN),
           Map.entry("BLOB", SqlTypeName.VARBINARY),

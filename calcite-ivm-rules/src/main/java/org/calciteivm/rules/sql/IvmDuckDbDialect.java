@@ -58,6 +58,13 @@ public class IvmDuckDbDialect extends DuckDBSqlDialect {
       return new SqlDataTypeSpec(
           new SqlAlienSystemTypeNameSpec("INTERVAL", name, SqlParserPos.ZERO), SqlParserPos.ZERO);
     }
+    if (name == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE || name == SqlTypeName.TIMESTAMP_TZ) {
+      // DuckDB's TIMESTAMPTZ (Calcite wrote TIMESTAMP WITH LOCAL TIME ZONE, which DuckDB does not
+      // parse)
+      return new SqlDataTypeSpec(
+          new SqlAlienSystemTypeNameSpec("TIMESTAMPTZ", name, SqlParserPos.ZERO),
+          SqlParserPos.ZERO);
+    }
     switch (name) {
       case CHAR:
       case VARCHAR:
