@@ -29,7 +29,9 @@ import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexSubQuery;
 import org.apache.calcite.rex.RexVisitorImpl;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.util.Optionality;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.UnsupportedViewException;
@@ -462,7 +464,25 @@ public final class ViewAnalyzer {
     if (SessionTimeZone.dependsOnTimeZone(call)) {
       return List.of(timeZoneDependent(ExpressionText.of(call, input)));
     }
+    if (call.getKind() == SqlKind.MOD
+        && call.getOperands().stream().anyMatch(ViewAnalyzer::approximateMadeExact)) {
+      // Calcite's MOD takes exact numbers and casts a DOUBLE to DECIMAL; DuckDB does not
+      return List.of(
+          UnsupportedViewException.notYet(
+              viewName,
+              "% or MOD of DOUBLE or REAL values",
+              "Calcite computes it in DECIMAL, where DuckDB computes it in DOUBLE; write"
+                  + " fmod(x, y)"));
+    }
     return List.of();
+  }
+
+  /** Whether {@code e} is a cast of a DOUBLE or REAL to an exact type. */
+  private static boolean approximateMadeExact(RexNode e) {
+    return e instanceof RexCall cast
+        && cast.getKind() == SqlKind.CAST
+        && SqlTypeUtil.isApproximateNumeric(cast.getOperands().get(0).getType())
+        && SqlTypeUtil.isExactNumeric(cast.getType());
   }
 
   private UnsupportedViewException timeZoneDependent(String expression) {
