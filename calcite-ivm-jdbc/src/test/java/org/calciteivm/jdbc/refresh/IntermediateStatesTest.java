@@ -198,13 +198,30 @@ class IntermediateStatesTest {
   }
 
   @Test
+  void aggregatingSubqueriesOfInAndExistsAreSplit() throws SQLException {
+    Split split =
+        split(
+            "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)"
+                + " AND (EXISTS ( SELECT b FROM u GROUP BY b HAVING COUNT(*) > 1 ) OR a > 0)",
+            4,
+            "v");
+    assertThat(split.nodes())
+        .extracting(Node::query)
+        .containsExactly("SELECT MAX(a) FROM u", "SELECT b FROM u GROUP BY b HAVING COUNT(*) > 1");
+    assertThat(split.query())
+        .isEqualTo(
+            "SELECT a FROM t WHERE a IN ( SELECT * FROM \"_ivm\".\"node_4_1\" )"
+                + " AND (EXISTS (  SELECT * FROM \"_ivm\".\"node_4_2\"  ) OR a > 0)");
+  }
+
+  @Test
   void nothingToSplit() throws SQLException {
     for (String query :
         new String[] {
           "SELECT a, COUNT(*) FROM t GROUP BY a",
           "WITH RECURSIVE q(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM q) SELECT n FROM q",
           "SELECT t.id, l.s FROM t, LATERAL (SELECT SUM(u.y) AS s FROM u WHERE u.id = t.id) l",
-          "SELECT a FROM t WHERE a IN (SELECT MAX(a) FROM u)",
+          "SELECT a FROM t WHERE a IN (SELECT a FROM u WHERE u.b = t.b GROUP BY a)", // correlated
           "SELEC oops"
         }) {
       Split split = split(query, 1, "v");
