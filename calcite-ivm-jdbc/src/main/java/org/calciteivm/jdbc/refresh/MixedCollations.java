@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,6 @@ import java.util.TreeMap;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
@@ -69,63 +69,52 @@ final class MixedCollations {
     if (!anyCollationDeclared(connection)) {
       return;
     }
-    Probe probe = new Probe(connection, plan.getCluster().getMetadataQuery());
-    SQLException[] refusal = {null};
-    new RelVisitor() {
-      @Override
-      public void visit(RelNode node, int ordinal, @Nullable RelNode parent) {
-        if (refusal[0] != null) {
-          return;
-        }
-        try {
-          String refused = null;
-          if (node instanceof Join join && keepsInputsApart(join)) {
-            String mixed = probe.mixedInCondition(join);
-            refused =
-                mixed == null
-                    ? null
-                    : "comparing "
-                        + mixed
-                        + ", whose collations differ, in an outer join, an IN or EXISTS subquery,"
-                        + " a SEMI, ANTI or ASOF join, INTERSECT or EXCEPT, or a join with an"
-                        + " aggregating subquery";
-          } else if (node instanceof SetOp setOp && !(setOp instanceof Union && setOp.all)) {
-            String mixed = probe.mixedInColumns(setOp);
-            refused =
-                mixed == null
-                    ? null
-                    : (setOp.kind == SqlKind.MINUS ? "EXCEPT" : setOp.kind.sql)
-                        + " of "
-                        + mixed
-                        + ", whose collations differ";
-          } else if (node instanceof Aggregate aggregate) {
-            String mixed = probe.mixedInGroupKeys(aggregate);
-            refused =
-                mixed == null
-                    ? null
-                    : "grouping "
-                        + mixed
-                        + ", whose collations differ, as one column (UNION, or DISTINCT or"
-                        + " GROUP BY over UNION ALL)";
-          }
-          if (refused != null) {
-            refusal[0] =
-                UnsupportedViewException.notYet(
-                    viewName,
-                    refused,
-                    "declare the same collation on both columns, e.g. COLLATE NOCASE");
-            return;
-          }
-        } catch (SQLException e) {
-          refusal[0] = e;
-          return;
-        }
-        super.visit(node, ordinal, parent);
-      }
-    }.go(plan);
-    if (refusal[0] != null) {
-      throw refusal[0];
+    String refused = refusedIn(plan, new Probe(connection, plan.getCluster().getMetadataQuery()));
+    if (refused != null) {
+      throw UnsupportedViewException.notYet(
+          viewName, refused, "declare the same collation on both columns, e.g. COLLATE NOCASE");
     }
+  }
+
+  /** The first construct of {@code node} or its inputs, top down, to refuse; null if none. */
+  private static @Nullable String refusedIn(RelNode node, Probe probe) throws SQLException {
+    String refused = refusedAt(node, probe);
+    for (int i = 0; refused == null && i < node.getInputs().size(); i++) {
+      refused = refusedIn(node.getInput(i), probe);
+    }
+    return refused;
+  }
+
+  /** The construct {@code node} itself is, if it compares columns of different collations. */
+  private static @Nullable String refusedAt(RelNode node, Probe probe) throws SQLException {
+    if (node instanceof Join join && keepsInputsApart(join)) {
+      String mixed = probe.mixedInCondition(join);
+      return mixed == null
+          ? null
+          : "comparing "
+              + mixed
+              + ", whose collations differ, in an outer join, an IN or EXISTS subquery, a SEMI,"
+              + " ANTI or ASOF join, INTERSECT or EXCEPT, or a join with an aggregating subquery";
+    }
+    if (node instanceof SetOp setOp && !(setOp instanceof Union && setOp.all)) {
+      String mixed = probe.mixedInColumns(setOp);
+      return mixed == null
+          ? null
+          : (setOp.kind == SqlKind.MINUS ? "EXCEPT" : setOp.kind.sql)
+              + " of "
+              + mixed
+              + ", whose collations differ";
+    }
+    if (node instanceof Aggregate aggregate) {
+      String mixed = probe.mixedInGroupKeys(aggregate);
+      return mixed == null
+          ? null
+          : "grouping "
+              + mixed
+              + ", whose collations differ, as one column (UNION, or DISTINCT or GROUP BY over"
+              + " UNION ALL)";
+    }
+    return null;
   }
 
   /**
@@ -134,21 +123,15 @@ final class MixedCollations {
    * view, or the {@code DISTINCT} rows an {@code IN} or {@code EXISTS} subquery became).
    */
   private static boolean keepsInputsApart(Join join) {
-    if (join.getJoinType() != JoinRelType.INNER) {
-      return true;
-    }
-    boolean[] found = {false};
-    new RelVisitor() {
-      @Override
-      public void visit(RelNode node, int ordinal, @Nullable RelNode parent) {
-        if (node instanceof Aggregate || node instanceof Window || readsHiddenView(node)) {
-          found[0] = true;
-        } else if (!found[0]) {
-          super.visit(node, ordinal, parent);
-        }
-      }
-    }.go(join);
-    return found[0];
+    return join.getJoinType() != JoinRelType.INNER || readsKeptState(join);
+  }
+
+  /** Whether {@code node} or an input of it aggregates, computes windows or reads a hidden view. */
+  private static boolean readsKeptState(RelNode node) {
+    return node instanceof Aggregate
+        || node instanceof Window
+        || readsHiddenView(node)
+        || node.getInputs().stream().anyMatch(MixedCollations::readsKeptState);
   }
 
   /**
@@ -191,28 +174,26 @@ final class MixedCollations {
      * condition between columns of different collations; null if none.
      */
     @Nullable String mixedInCondition(Join join) throws SQLException {
-      String[] mixed = {null};
-      SQLException[] failure = {null};
+      List<RexCall> comparisons = new ArrayList<>();
       join.getCondition()
           .accept(
               new RexVisitorImpl<Void>(true) {
                 @Override
                 public Void visitCall(RexCall call) {
-                  if (mixed[0] == null && failure[0] == null && compares(call)) {
-                    try {
-                      mixed[0] =
-                          mixed(join, call.getOperands().get(0), join, call.getOperands().get(1));
-                    } catch (SQLException e) {
-                      failure[0] = e;
-                    }
+                  if (compares(call)) {
+                    comparisons.add(call);
                   }
                   return super.visitCall(call);
                 }
               });
-      if (failure[0] != null) {
-        throw failure[0];
+      for (RexCall comparison : comparisons) {
+        List<RexNode> operands = comparison.getOperands();
+        String mixed = mixed(join, operands.get(0), join, operands.get(1));
+        if (mixed != null) {
+          return mixed;
+        }
       }
-      return mixed[0];
+      return null;
     }
 
     /**
