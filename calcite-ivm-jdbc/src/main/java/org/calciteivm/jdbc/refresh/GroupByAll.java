@@ -146,7 +146,9 @@ public final class GroupByAll {
       }
       // DuckDB leaves constant items (no column in them) out of the keys, as it does aggregates
       // and window functions (computed per group, after grouping)
-      if (!aggregates(expression, duckDb) && !windowed(expression) && readsColumn(expression)) {
+      if (!aggregates(expression, duckDb)
+          && !IntermediateStates.windowed(expression)
+          && readsColumn(expression)) {
         QueryText.Range range = source.range(expression);
         if (range == null) {
           throw new SQLException(
@@ -157,22 +159,6 @@ public final class GroupByAll {
       }
     }
     return keys.isEmpty() ? "" : "GROUP BY " + String.join(", ", keys);
-  }
-
-  /** Whether {@code expression} calls a window function (outside subqueries). */
-  private static boolean windowed(SqlNode expression) {
-    boolean[] found = {false};
-    expression.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            if (call.getKind() == SqlKind.OVER) {
-              found[0] = true;
-            }
-            return call.getKind() == SqlKind.SELECT ? null : super.visit(call);
-          }
-        });
-    return found[0];
   }
 
   /** Whether {@code expression} names a column (outside subqueries). */
