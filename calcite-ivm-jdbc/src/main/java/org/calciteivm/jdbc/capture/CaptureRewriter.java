@@ -229,11 +229,9 @@ public final class CaptureRewriter {
         assignments.entrySet().stream()
             .map(
                 a ->
-                    ", CAST(("
-                        + a.getValue()
-                        + ") AS "
-                        + columns.get(a.getKey()).dataType()
-                        + ") AS "
+                    ", "
+                        + storedValue(a.getValue(), columns.get(a.getKey()))
+                        + " AS "
                         + newValueColumn(a.getKey()))
             .collect(Collectors.joining());
     String newRow =
@@ -276,6 +274,18 @@ public final class CaptureRewriter {
                 + " FROM "
                 + ROWS),
         stagedUpdate(targetRows, assignments.keySet(), newRow, set));
+  }
+
+  /**
+   * The value an UPDATE stores in {@code column} when it sets it to {@code expression}. DuckDB's
+   * UPDATE stores an INTERVAL normalized ({@code 1 day 24 hours} as {@code 2 days}; INSERT keeps it
+   * as written), and the two differ for {@code least}, {@code extract(hour ...)} or a cast to text.
+   */
+  private static String storedValue(String expression, Column column) {
+    String value = "CAST((" + expression + ") AS " + column.dataType() + ")";
+    return column.dataType().equalsIgnoreCase("INTERVAL")
+        ? "normalized_interval(" + value + ")"
+        : value;
   }
 
   /** The prepared form of an UPDATE: its rowids, old and new values staged, then applied. */

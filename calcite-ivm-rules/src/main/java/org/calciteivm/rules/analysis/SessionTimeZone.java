@@ -114,6 +114,8 @@ final class SessionTimeZone {
       case NULLIF:
       case GREATEST:
       case LEAST:
+      case GREATEST_PG:
+      case LEAST_PG:
         return !(givesZoned && operands.stream().allMatch(o -> instant(o) || isNull(o)));
       default:
         break;

@@ -61,7 +61,6 @@ import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql2rel.RelDecorrelator;
 import org.apache.calcite.sql2rel.SqlToRelConverter;
-import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.calcite.tools.FrameworkConfig;
 import org.apache.calcite.tools.Frameworks;
 import org.apache.calcite.tools.RelBuilder;
@@ -282,7 +281,7 @@ public final class ViewSqlPlanner {
             validator,
             catalogReader,
             cluster,
-            StandardConvertletTable.INSTANCE,
+            EngineConvertlets.INSTANCE,
             config.getSqlToRelConverterConfig());
     RelRoot root = converter.convertQuery(validated, false, true);
     // Calcite's own Planner flattens structured types here; a view does not: a STRUCT column
