@@ -112,6 +112,22 @@ public final class CaptureLedger {
     return now;
   }
 
+  /**
+   * How many writes to each of {@code tableIds} were registered until now, in order, if every one
+   * of them has ended; null while one is open (its writer is likely to register more soon).
+   */
+  public synchronized long @Nullable [] registrationsIfEnded(List<Integer> tableIds) {
+    long[] registered = new long[tableIds.size()];
+    for (int i = 0; i < registered.length; i++) {
+      Table table = tables.get(tableIds.get(i));
+      if (table != null && !table.open.isEmpty()) {
+        return null;
+      }
+      registered[i] = table == null ? 0 : table.registered;
+    }
+    return registered;
+  }
+
   /** Whether no write to {@code tableIds} was registered after {@code marks} (in their order). */
   public synchronized boolean unchangedSince(List<Integer> tableIds, List<Mark> marks) {
     for (int i = 0; i < tableIds.size(); i++) {

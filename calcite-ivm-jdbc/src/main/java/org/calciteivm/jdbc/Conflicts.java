@@ -63,9 +63,24 @@ public final class Conflicts {
     }
   }
 
+  /**
+   * A refresh that counted its change before its snapshot was taken found that a write to its base
+   * tables was registered meanwhile, which the snapshot may see uncounted: it is run again, taking
+   * its snapshot before it counts.
+   */
+  public static final class WriteDuringSnapshot extends SQLException {
+    private static final long serialVersionUID = 1L;
+
+    public WriteDuringSnapshot(String view) {
+      super(
+          "a write to a base table of " + view + " began while its refresh took its snapshot",
+          SERIALIZATION_FAILURE);
+    }
+  }
+
   /** Whether {@code e} is a write-write conflict with a concurrent transaction. */
   public static boolean isConflict(SQLException e) {
-    if (e instanceof RowConflictException) {
+    if (e instanceof RowConflictException || e instanceof WriteDuringSnapshot) {
       return true;
     }
     String message = String.valueOf(e.getMessage());
@@ -78,6 +93,9 @@ public final class Conflicts {
    * with the attempts, so that writers that conflicted with each other do not meet again.
    */
   private static void backoff(int attempt, SQLException cause) throws SQLException {
+    if (cause instanceof WriteDuringSnapshot) {
+      return; // no other transaction to stay clear of
+    }
     long bound = Math.min(50, 1L << attempt);
     try {
       Thread.sleep(1 + ThreadLocalRandom.current().nextLong(bound));

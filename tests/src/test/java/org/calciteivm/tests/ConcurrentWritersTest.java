@@ -15,14 +15,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Writers on several connections change a base table while another connection refreshes its views,
  * for a bounded time. Positions in the change log are sealed by refreshes, so a change whose
  * transaction commits while a refresh runs must still reach every view exactly once; afterwards
- * every view equals its query.
+ * every view equals its query. A table two views read is sealed by each refresh and its change
+ * queried; a table one view reads is consumed whole, and its change counted from the writes this
+ * JVM registered, which must hold every write the refresh's snapshot sees (a write that begins
+ * while the refresh takes its snapshot makes it run again).
  */
 class ConcurrentWritersTest {
   private static final String V1 = "SELECT id, grp, val * 2 AS doubled FROM t WHERE val > 10";
@@ -30,8 +34,9 @@ class ConcurrentWritersTest {
 
   @TempDir Path dir;
 
-  @Test
-  void changesCommittedDuringRefreshesAreNeitherLostNorDoubled() throws Exception {
+  @ParameterizedTest(name = "views reading t: {0}")
+  @ValueSource(ints = {2, 1})
+  void changesCommittedDuringRefreshesAreNeitherLostNorDoubled(int viewsOfT) throws Exception {
     long seed = Long.getLong("ivm.seed", System.nanoTime());
     String url = "jdbc:ivm:duckdb:" + dir.resolve("concurrent.duckdb");
     try (Connection setup = DriverManager.getConnection(url);
@@ -39,10 +44,12 @@ class ConcurrentWritersTest {
       s.execute("CREATE TABLE t (id BIGINT, grp INTEGER, val INTEGER)");
       s.execute("INSERT INTO t SELECT i, i % 5, i % 50 FROM range(1000) r(i)");
       s.execute("CREATE MATERIALIZED VIEW v1 AS " + V1);
-      s.execute("CREATE MATERIALIZED VIEW v2 AS " + V2);
+      if (viewsOfT == 2) {
+        s.execute("CREATE MATERIALIZED VIEW v2 AS " + V2);
+      }
 
       int writers = 3;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
       AtomicLong committed = new AtomicLong();
       AtomicLong refreshes = new AtomicLong();
       ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
@@ -58,7 +65,11 @@ class ConcurrentWritersTest {
                 }));
       }
       // two refreshers: sealing the same table at once conflicts, and one of them retries
-      for (List<String> order : List.of(List.of("v1", "v2"), List.of("v2", "v1"))) {
+      List<List<String>> orders =
+          viewsOfT == 2
+              ? List.of(List.of("v1", "v2"), List.of("v2", "v1"))
+              : List.of(List.of("v1"), List.of("v1"));
+      for (List<String> order : orders) {
         tasks.add(
             pool.submit(
                 () -> {
@@ -72,10 +83,12 @@ class ConcurrentWritersTest {
       pool.shutdown();
 
       s.execute("REFRESH MATERIALIZED VIEW v1");
-      s.execute("REFRESH MATERIALIZED VIEW v2");
       String where = "seed " + seed + " (replay with -Divm.seed=" + seed + ")";
       ViewCheck.assertMatches(setup, "v1", V1, where);
-      ViewCheck.assertMatches(setup, "v2", V2, where);
+      if (viewsOfT == 2) {
+        s.execute("REFRESH MATERIALIZED VIEW v2");
+        ViewCheck.assertMatches(setup, "v2", V2, where);
+      }
       System.out.printf(
           "%d write transactions, %d refreshes, seed %d%n", committed.get(), refreshes.get(), seed);
       assertThat(committed.get()).as("committed writes").isGreaterThan(20);

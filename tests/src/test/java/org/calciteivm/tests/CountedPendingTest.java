@@ -240,9 +240,10 @@ class CountedPendingTest {
       s.execute("DELETE FROM t WHERE k = 1");
       connection.rollback();
       connection.setAutoCommit(true);
-      // counted, though rolled back: the refresh merges, finds nothing, and says so
+      // counted, though rolled back: the refresh merges, finds nothing, and says so; it is
+      // recorded all the same, by the statement that deletes the consumed change rows
       assertThat(s.executeUpdate("REFRESH MATERIALIZED VIEW v")).isZero();
-      assertThat(refreshCount(connection)).isEqualTo(refreshes);
+      assertThat(refreshCount(connection)).isEqualTo(refreshes + 1);
       ViewCheck.assertMatches(connection, "v", VIEWS.get("sums"), "after a rollback");
     }
   }

@@ -195,7 +195,8 @@ class DriverContractTest {
                   + " with the view, e.g.",
               "  merge when BAG_COUNTED:",
               "  merge when BAG_APPEND:",
-              "  advance the view's watermarks, delete the change rows every reader has consumed");
+              "  advance the view's watermarks, delete the change rows every reader has consumed,"
+                  + " record the refresh");
       assertThat(lines.get(lines.size() - 1)).startsWith("  advance the view's watermarks");
       execute(connection, "SET ivm_skip_projection_delete = false");
       assertThat(ViewCheck.rows(connection, "EXPLAIN REFRESH MATERIALIZED VIEW v"))

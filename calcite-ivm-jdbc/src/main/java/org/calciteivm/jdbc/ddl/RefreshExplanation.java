@@ -16,6 +16,7 @@ import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.RefreshTiming;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.PendingChanges;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
 import org.calciteivm.jdbc.sql.ObjectName;
@@ -90,7 +91,7 @@ public final class RefreshExplanation {
       throws SQLException {
     RefreshProgram program = ViewRefreshes.program(connection, view);
     IvmSettings settings = connection.settings();
-    ImmutableMap<Integer, Long> pendingRows = RefreshExecutor.pendingRows(connection, view);
+    ImmutableMap<Integer, Long> pendingRows = PendingChanges.rows(connection, view);
     ImmutableSet<Integer> pending = pendingRows.keySet();
     ImmutableSet<Integer> changed =
         pending.isEmpty() ? ImmutableSet.copyOf(view.inputTableIds()) : pending;
@@ -204,7 +205,9 @@ public final class RefreshExplanation {
         sql.lines().forEach(l -> lines.add("    " + l));
       }
     }
-    lines.add("  advance the view's watermarks, delete the change rows every reader has consumed");
+    lines.add(
+        "  advance the view's watermarks, delete the change rows every reader has consumed, record"
+            + " the refresh");
     return lines;
   }
 

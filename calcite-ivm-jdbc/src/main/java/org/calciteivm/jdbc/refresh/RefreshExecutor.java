@@ -1,11 +1,10 @@
 package org.calciteivm.jdbc.refresh;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,11 +12,9 @@ import java.util.TreeMap;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.CaptureLedger;
-import org.calciteivm.jdbc.CapturedChange;
 import org.calciteivm.jdbc.Conflicts;
 import org.calciteivm.jdbc.IvmConnection;
 import org.calciteivm.jdbc.IvmDatabase;
-import org.calciteivm.jdbc.IvmDatabase.SqlWork;
 import org.calciteivm.jdbc.IvmSettings;
 import org.calciteivm.jdbc.catalog.CatalogSnapshot;
 import org.calciteivm.jdbc.catalog.ChangeLogs;
@@ -35,8 +32,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>find the base tables with captured rows the view has not consumed, with their counts and
  *       smallest weight (which decide the join terms and the merge strategy), from the view's
  *       pending views (the rows after its watermark), or from the driver's register of captured
- *       writes where that tells them ({@link #countedPending}; the statement then only takes the
- *       transaction's snapshot);
+ *       writes where that tells them ({@link PendingChanges#counted}; the statement then only takes
+ *       the transaction's snapshot);
  *   <li>seal the rows of changed tables that other views read too: give them the next epoch, so
  *       that each view can tell later which rows it has consumed (per table);
  *   <li>apply the view delta with the chosen merge strategy;
@@ -111,9 +108,9 @@ public final class RefreshExecutor {
    * <p>A view whose base tables had no captured write since its last refresh returns at once,
    * without touching the database: every captured write of the database runs in this JVM, which
    * registers each with its rows and the signs of its weights ({@link CaptureLedger}). Where those
-   * tell the pending change ({@link #countedPending}), the refresh does not query it either: its
-   * first statement only takes its snapshot. Otherwise its first statement finds the change, and a
-   * view with no pending change costs that one query.
+   * tell the pending change ({@link PendingChanges#counted}), the refresh does not query it either:
+   * its first statement only takes its snapshot. Otherwise its first statement finds the change,
+   * and a view with no pending change costs that one query.
    *
    * @param timed whether to record each statement and its time in the outcome
    */
@@ -163,22 +160,7 @@ public final class RefreshExecutor {
         && database.refreshedSince(view.id(), view.inputTableIds())) {
       return Outcome.nothing(steps);
     }
-    CatalogSnapshot catalog = database.catalog();
-    List<TrackedTable> inputs = new ArrayList<>();
-    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    String pendingSql = ChangeLogs.pendingChangesSql(view.id(), inputs);
-    Pending pending;
-    if (ownTransaction || in != In.OWN_OR_CLIENT_TRANSACTION) {
-      pending =
-          new Pending(
-              pendingSql,
-              database.lastRefreshed(view.id()),
-              in == In.GRAPH_TRANSACTION_SNAPSHOT_TAKEN);
-    } else {
-      // inside an auto-commit write that maintains the view, whose statement took the snapshot
-      List<CaptureLedger.Mark> since = connection.countedSince(view.id());
-      pending = new Pending(pendingSql, since, since != null);
-    }
+    PendingChanges.Source pending = PendingChanges.source(connection, view, in);
     Outcome outcome =
         database.refreshing(() -> refreshRetrying(connection, view, program, pending, role, steps));
     if (outcome.choice() != null && role.writesChange()) {
@@ -201,45 +183,61 @@ public final class RefreshExecutor {
       IvmConnection connection,
       ViewEntry view,
       RefreshProgram program,
-      Pending pending,
+      PendingChanges.Source pending,
       Role role,
       RefreshSteps steps)
       throws SQLException {
     CatalogSnapshot catalog = connection.database().catalog();
-    SqlWork<Outcome> refresh =
-        () ->
-            connection.atomically(
-                () -> refreshOnce(connection, view, program, pending, role, steps, catalog));
     if (connection.inTransaction()) {
       // the client's transaction cannot start over: its conflict is the client's to handle
-      return refresh.run();
+      return connection.atomically(
+          () -> refreshOnce(connection, view, program, pending, role, steps, catalog, false));
     }
     // a refresh inside a user's transaction that commits later can seal the same change log as
-    // this one: start over, in a transaction of its own again
-    return Conflicts.retrying(attempt -> refresh.run(), () -> {}, (attempts, e) -> e);
+    // this one: start over, in a transaction of its own again. Its first attempt may count its
+    // change before its snapshot is taken and check afterwards that no write began meanwhile
+    // (Conflicts.WriteDuringSnapshot); the next ones take the snapshot first.
+    return Conflicts.retrying(
+        attempt ->
+            connection.atomically(
+                () ->
+                    refreshOnce(
+                        connection, view, program, pending, role, steps, catalog, attempt == 1)),
+        () -> {},
+        (attempts, e) -> e);
   }
 
   private static Outcome refreshOnce(
       IvmConnection connection,
       ViewEntry view,
       RefreshProgram program,
-      Pending found,
+      PendingChanges.Source found,
       Role role,
       RefreshSteps steps,
-      CatalogSnapshot catalog)
+      CatalogSnapshot catalog,
+      boolean snapshotCheckedAfter)
       throws SQLException {
     long started = System.nanoTime();
     IvmSettings settings = connection.settings();
-    Map<Integer, PendingInput> pending = null;
+    CaptureLedger ledger = connection.database().captures();
+    Map<Integer, PendingChanges.Input> pending = null;
+    long @Nullable [] registeredBeforeSnapshot = null;
     if (found.since() != null) {
-      // the snapshot first: every write whose change it sees is registered by now
-      if (!found.snapshotTaken()) {
+      if (snapshotCheckedAfter && !found.snapshotTaken()) {
+        // one statement less: the merge's first statement takes the snapshot, and the refresh
+        // runs again if a write was registered before that. Not while a write is open: its
+        // writer, running beside this refresh, would likely make it run again
+        registeredBeforeSnapshot = ledger.registrationsIfEnded(view.inputTableIds());
+      }
+      if (!found.snapshotTaken() && registeredBeforeSnapshot == null) {
         steps.query("take the refresh's snapshot", SNAPSHOT_SQL, rs -> {});
       }
-      pending = countedPending(catalog, view, found.since(), connection.database().captures());
+      // every write whose change the snapshot sees is registered by now, or checked afterwards
+      pending = PendingChanges.counted(catalog, view, found.since(), ledger);
     }
     boolean counted = pending != null;
     if (pending == null) {
+      registeredBeforeSnapshot = null;
       // queried inside the transaction: what it sees is what it consumes
       pending = steps.pending(found.sql());
     }
@@ -251,7 +249,7 @@ public final class RefreshExecutor {
     // deleted, and rows sealed later get later epochs
     Map<Integer, Long> consumedUpTo = new TreeMap<>();
     List<Integer> shared = new ArrayList<>();
-    for (PendingInput input : pending.values()) {
+    for (PendingChanges.Input input : pending.values()) {
       if (catalog.viewsReading(input.tableId()).size() > 1) {
         shared.add(input.tableId());
       }
@@ -272,7 +270,7 @@ public final class RefreshExecutor {
     long rows = 0;
     ImmutableSet.Builder<Integer> insertOnly = ImmutableSet.builder();
     ImmutableSet.Builder<Integer> deleteOnly = ImmutableSet.builder();
-    for (PendingInput input : pending.values()) {
+    for (PendingChanges.Input input : pending.values()) {
       rows += input.rows();
       if (input.minWeight() > 0) {
         insertOnly.add(input.tableId());
@@ -334,15 +332,75 @@ public final class RefreshExecutor {
           ChangeLogs.advanceSql(view.id(), consumedUpTo.keySet()),
           consumedUpTo.values().toArray());
     }
+    // the consumed change rows are deleted per table; the last delete also records the refresh
+    List<PendingChanges.Input> consumed = new ArrayList<>(pending.values());
     long deleted = 0;
-    for (PendingInput input : pending.values()) {
-      TrackedTable table = catalog.trackedTable(input.tableId());
+    for (PendingChanges.Input input : consumed.subList(0, Math.max(0, consumed.size() - 1))) {
       deleted +=
           steps.execute(
-              "delete consumed change rows of " + table.relation().displayName(),
-              shared.contains(input.tableId())
-                  ? ChangeLogs.collectGarbageSql(table)
-                  : ChangeLogs.consumeAllSql(table));
+              "delete consumed change rows of " + displayName(catalog, input),
+              consumeSql(catalog, input, shared));
+    }
+    String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
+    if (writingChange > 0 && choice.merge() != MergeStrategy.FULL_RECOMPUTE) {
+      program.costs().changeWritten(rows, changeWritten);
+    }
+    // a recompute for a change the views below did not write consumed theirs; a cost of no change
+    // rows would read as the population by CREATE (RefreshCosts.recomputeCheaper). A counted
+    // change is costed by its count, which may exceed the rows consumed (writes rolled back).
+    long costedRows = Math.max(1, rows + role.unwrittenRows());
+    double remembered =
+        program
+            .costs()
+            .remembered(
+                choice.merge(), costedRows, costedMillis(choice.merge(), mergeMillis, role));
+    Recorded record;
+    double refreshMillis = (System.nanoTime() - started) / 1e6;
+    if (role.writesChange() && program.costs().mustStore(choice.merge(), costedRows, remembered)) {
+      record =
+          new Recorded(
+              "record the refresh and its cost in ivm_views",
+              RefreshStatistics.recordedSql(view.id()),
+              refreshMillis,
+              mode,
+              mergeMillis,
+              choice.merge().name(),
+              costedRows,
+              remembered);
+    } else if (!view.isHidden()) {
+      // a hidden view's statistics are nobody's to read (ivm_views lists the user's views), so
+      // its refresh writes its catalog row only for auto's costs
+      record =
+          new Recorded(
+              "record the refresh in ivm_views",
+              RefreshStatistics.recordedWithoutCostSql(view.id()),
+              refreshMillis,
+              mode,
+              mergeMillis);
+    } else {
+      record = null;
+    }
+    if (consumed.isEmpty()) {
+      if (record != null) {
+        steps.execute(record.what(), record.sql(), record.parameters());
+      }
+    } else {
+      PendingChanges.Input last = consumed.get(consumed.size() - 1);
+      String delete = consumeSql(catalog, last, shared);
+      String deletes = "delete consumed change rows of " + displayName(catalog, last);
+      deleted +=
+          record == null
+              ? steps.execute(deletes, delete)
+              : steps.execute(
+                  deletes + ", and " + record.what(),
+                  "WITH _ivm_recorded AS (" + record.sql() + ") " + delete,
+                  record.parameters());
+    }
+    // (null if a write is open now: then one was registered since)
+    if (registeredBeforeSnapshot != null
+        && !Arrays.equals(
+            registeredBeforeSnapshot, ledger.registrationsIfEnded(view.inputTableIds()))) {
+      throw new Conflicts.WriteDuringSnapshot(view.displayName());
     }
     if (counted) {
       // the counted rows were an estimate; every changed table is this view's alone, and the
@@ -350,44 +408,28 @@ public final class RefreshExecutor {
       rows = deleted;
       if (rows == 0 && !role.recompute()) {
         // the counted writes rolled back: the merge found nothing, as the query would have
+        // (the view's catalog row counts it as a refresh)
         return Outcome.nothing(steps);
       }
     }
-    double refreshMillis = (System.nanoTime() - started) / 1e6;
-    String mode = choice.merge() == MergeStrategy.FULL_RECOMPUTE ? "full" : "incremental";
-    if (writingChange > 0 && choice.merge() != MergeStrategy.FULL_RECOMPUTE) {
-      program.costs().changeWritten(rows, changeWritten);
-    }
-    // a recompute for a change the views below did not write consumed theirs; a cost of no change
-    // rows would read as the population by CREATE (RefreshCosts.recomputeCheaper)
     rows += role.unwrittenRows();
-    long costedRows = Math.max(1, rows);
-    double remembered =
-        program
-            .costs()
-            .remembered(
-                choice.merge(), costedRows, costedMillis(choice.merge(), mergeMillis, role));
-    if (role.writesChange() && program.costs().mustStore(choice.merge(), costedRows, remembered)) {
-      steps.execute(
-          "record the refresh and its cost in ivm_views",
-          RefreshStatistics.recordedSql(view.id()),
-          refreshMillis,
-          mode,
-          mergeMillis,
-          choice.merge().name(),
-          costedRows,
-          remembered);
-    } else if (!view.isHidden()) {
-      // a hidden view's statistics are nobody's to read (ivm_views lists the user's views), so
-      // its refresh writes its catalog row only for auto's costs
-      steps.execute(
-          "record the refresh in ivm_views",
-          RefreshStatistics.recordedWithoutCostSql(view.id()),
-          refreshMillis,
-          mode,
-          mergeMillis);
-    }
     return new Outcome(rows, choice, mergeMillis, writingChange / 1e6, steps.timings());
+  }
+
+  /** The statement that records a refresh in its view's catalog row, with its parameters. */
+  private record Recorded(String what, String sql, Object... parameters) {}
+
+  private static String displayName(CatalogSnapshot catalog, PendingChanges.Input input) {
+    return catalog.trackedTable(input.tableId()).relation().displayName();
+  }
+
+  /** The statement that deletes the change rows of {@code input} that every reader consumed. */
+  private static String consumeSql(
+      CatalogSnapshot catalog, PendingChanges.Input input, List<Integer> shared) {
+    TrackedTable table = catalog.trackedTable(input.tableId());
+    return shared.contains(input.tableId())
+        ? ChangeLogs.collectGarbageSql(table)
+        : ChangeLogs.consumeAllSql(table);
   }
 
   /**
@@ -401,86 +443,10 @@ public final class RefreshExecutor {
   }
 
   /**
-   * A base table with captured rows the refreshing view has not consumed: a row of {@link
-   * ChangeLogs#pendingChangesSql}, or its estimate from this JVM's counts ({@link
-   * #countedPending}).
-   */
-  record PendingInput(int tableId, long rows, long minWeight, long maxWeight) {}
-
-  /**
-   * How a refresh finds its pending change.
-   *
-   * @param sql the query of it, run inside the refresh's transaction
-   * @param since the marks the view's last refresh in a transaction of its own began from, if it
-   *     had one in this JVM: the change may be counted from them ({@link #countedPending})
-   * @param snapshotTaken whether the refresh's transaction has taken its snapshot already
-   */
-  private record Pending(
-      String sql, @Nullable List<CaptureLedger.Mark> since, boolean snapshotTaken) {}
-
-  /**
    * A statement that reads a table of the database, so that the transaction it runs in takes its
    * snapshot (DuckDB takes it at the first statement that reads the database, not at {@code SELECT
    * 1}).
    */
   private static final String SNAPSHOT_SQL =
       "SELECT 1 FROM " + IvmNames.qualified(IvmNames.SCHEMA, "views") + " LIMIT 0";
-
-  /**
-   * The pending change of {@code view}, per base table that changed, from the writes registered
-   * after {@code since} (the marks its last refresh began from), read once the refresh's snapshot
-   * is taken; null where they cannot tell it, and then the refresh queries it.
-   *
-   * <p>They tell it when every such write's rows are known ({@link CaptureLedger#since}) and each
-   * base table that changed is read by this view alone: its refresh deletes every row of that
-   * table's change log it sees, so the deletes count what it consumed exactly. The writes may hold
-   * more than the snapshot sees (a write still open, or rolled back), with signs its rows do not
-   * have, never less: that only costs a merge that finds less to do than planned. A table whose
-   * writes captured no row has no change.
-   */
-  private static @Nullable Map<Integer, PendingInput> countedPending(
-      CatalogSnapshot catalog,
-      ViewEntry view,
-      List<CaptureLedger.Mark> since,
-      CaptureLedger ledger) {
-    List<Integer> tableIds = view.inputTableIds();
-    if (since.size() != tableIds.size()) {
-      return null;
-    }
-    Map<Integer, PendingInput> pending = new LinkedHashMap<>();
-    for (int i = 0; i < tableIds.size(); i++) {
-      int tableId = tableIds.get(i);
-      CapturedChange change = ledger.since(tableId, since.get(i));
-      if (change == null) {
-        return null;
-      }
-      if (change.rows() == 0) {
-        continue;
-      }
-      if (catalog.viewsReading(tableId).size() > 1) {
-        return null;
-      }
-      pending.put(
-          tableId,
-          new PendingInput(
-              tableId, change.rows(), change.deletes() ? -1 : 1, change.inserts() ? 1 : -1));
-    }
-    return pending;
-  }
-
-  /**
-   * The base tables of {@code view} with captured rows the view has not consumed, and how many
-   * (their changes may still cancel out when consolidated).
-   */
-  public static ImmutableMap<Integer, Long> pendingRows(IvmConnection connection, ViewEntry view)
-      throws SQLException {
-    CatalogSnapshot catalog = connection.database().catalog();
-    List<TrackedTable> inputs = new ArrayList<>();
-    view.inputTableIds().forEach(id -> inputs.add(catalog.trackedTable(id)));
-    ImmutableMap.Builder<Integer, Long> rows = ImmutableMap.builder();
-    new RefreshSteps(connection.refreshStatements(), catalog, false)
-        .pending(ChangeLogs.pendingChangesSql(view.id(), inputs))
-        .forEach((table, input) -> rows.put(table, input.rows()));
-    return rows.buildOrThrow();
-  }
 }

@@ -27,15 +27,15 @@ final class RefreshSteps {
     return timings == null ? ImmutableList.of() : ImmutableList.copyOf(timings);
   }
 
-  Map<Integer, RefreshExecutor.PendingInput> pending(String sql) throws SQLException {
-    Map<Integer, RefreshExecutor.PendingInput> pending = new LinkedHashMap<>();
+  Map<Integer, PendingChanges.Input> pending(String sql) throws SQLException {
+    Map<Integer, PendingChanges.Input> pending = new LinkedHashMap<>();
     query(
         "find the pending change",
         sql,
         rs ->
             pending.put(
                 rs.getInt("table_id"),
-                new RefreshExecutor.PendingInput(
+                new PendingChanges.Input(
                     rs.getInt("table_id"),
                     rs.getLong("change_rows"),
                     rs.getLong("min_weight"),
