@@ -2,6 +2,7 @@ package org.calciteivm.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A refresh whose pending change the driver counted (every write since the view's last refresh ran
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class CountedPendingTest {
   private static final String FIND = "find the pending change";
+  private static final String SNAPSHOT = "take the refresh's snapshot";
 
   private static final Map<String, String> VIEWS =
       Map.of(
@@ -245,6 +248,36 @@ class CountedPendingTest {
       assertThat(s.executeUpdate("REFRESH MATERIALIZED VIEW v")).isZero();
       assertThat(refreshCount(connection)).isEqualTo(refreshes + 1);
       ViewCheck.assertMatches(connection, "v", VIEWS.get("sums"), "after a rollback");
+    }
+  }
+
+  @Test
+  void aRefreshTakesItsSnapshotFirstOnlyWhileAWriteIsOpen(@TempDir Path dir) throws SQLException {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("open.duckdb");
+    String query = VIEWS.get("sums");
+    try (Connection connection = DriverManager.getConnection(url);
+        Connection writer = DriverManager.getConnection(url);
+        Statement s = connection.createStatement();
+        Statement w = writer.createStatement()) {
+      s.execute("CREATE TABLE t (k INTEGER, v INTEGER)");
+      s.execute("INSERT INTO t VALUES (1, 1), (2, 2)");
+      s.execute("CREATE MATERIALIZED VIEW v AS " + query);
+      s.execute("INSERT INTO t VALUES (3, 3)");
+      s.execute("REFRESH MATERIALIZED VIEW v");
+      s.execute("INSERT INTO t VALUES (4, 4)");
+      // counted, and every write ended: the merge's own statement takes the snapshot
+      assertThat(analyzed(connection, "v"))
+          .noneMatch(line -> line.endsWith(FIND) || line.endsWith(SNAPSHOT));
+      writer.setAutoCommit(false);
+      w.execute("DELETE FROM t WHERE k = 1");
+      s.execute("INSERT INTO t VALUES (5, 5)");
+      // a write is open (its writer may register more): the snapshot is taken first, and the
+      // open delete, counted but not seen, is not consumed
+      assertThat(analyzed(connection, "v")).anyMatch(line -> line.endsWith(SNAPSHOT));
+      ViewCheck.assertMatches(connection, "v", query, "while a delete is open");
+      writer.commit();
+      assertThat(s.executeUpdate("REFRESH MATERIALIZED VIEW v")).isEqualTo(1);
+      ViewCheck.assertMatches(connection, "v", query, "after the delete committed");
     }
   }
 

@@ -234,6 +234,7 @@ public final class RefreshExecutor {
       }
       // every write whose change the snapshot sees is registered by now, or checked afterwards
       pending = PendingChanges.counted(catalog, view, found.since(), ledger);
+      afterCounting.run();
     }
     boolean counted = pending != null;
     if (pending == null) {
@@ -415,6 +416,13 @@ public final class RefreshExecutor {
     rows += role.unwrittenRows();
     return new Outcome(rows, choice, mergeMillis, writingChange / 1e6, steps.timings());
   }
+
+  /**
+   * Runs after a refresh counted its change, before its first statement: where a write that the
+   * refresh did not count can commit before its snapshot is taken. Nothing but a test sets it, to
+   * write there.
+   */
+  static volatile Runnable afterCounting = () -> {};
 
   /** The statement that records a refresh in its view's catalog row, with its parameters. */
   private record Recorded(String what, String sql, Object... parameters) {}
