@@ -7,13 +7,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
+import org.calciteivm.jdbc.TestRows;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,7 +80,9 @@ class CaptureFormsTest {
         }
         String form = prepared ? "prepared" : "direct";
         assertThat(count).as(form + " update count").isEqualTo(expected);
-        assertThat(rows(ivm, "SELECT * FROM t")).as(form).isEqualTo(rows(plain, "SELECT * FROM t"));
+        assertThat(TestRows.of(ivm, "SELECT * FROM t"))
+            .as(form)
+            .isEqualTo(TestRows.of(plain, "SELECT * FROM t"));
         assertViewsMatch(ivm, form);
       }
     }
@@ -100,7 +100,7 @@ class CaptureFormsTest {
         }
         delete.executeBatch();
       }
-      assertThat(rows(ivm, "SELECT k FROM t WHERE k IN (1, 4)")).isEmpty();
+      assertThat(TestRows.of(ivm, "SELECT k FROM t WHERE k IN (1, 4)")).isEmpty();
       assertViewsMatch(ivm, "batch");
     }
   }
@@ -182,8 +182,8 @@ class CaptureFormsTest {
       a.setAutoCommit(true);
       assertThat(update(b, "UPDATE big SET v = 2 WHERE k > 100")).isEqualTo(5899);
       execute(b, "REFRESH MATERIALIZED VIEW bv");
-      assertThat(rows(b, "SELECT * FROM bv EXCEPT ALL SELECT k, v FROM big")).isEmpty();
-      assertThat(rows(b, "SELECT k, v FROM big EXCEPT ALL SELECT * FROM bv")).isEmpty();
+      assertThat(TestRows.of(b, "SELECT * FROM bv EXCEPT ALL SELECT k, v FROM big")).isEmpty();
+      assertThat(TestRows.of(b, "SELECT k, v FROM big EXCEPT ALL SELECT * FROM bv")).isEmpty();
     }
   }
 
@@ -205,8 +205,8 @@ class CaptureFormsTest {
       execute(ivm, "REFRESH MATERIALIZED VIEW v" + i);
       String query = "(" + VIEWS.get(i) + ")";
       String view = "(SELECT * FROM v" + i + ")";
-      assertThat(rows(ivm, query + " EXCEPT ALL " + view)).as(where + ": v" + i).isEmpty();
-      assertThat(rows(ivm, view + " EXCEPT ALL " + query)).as(where + ": v" + i).isEmpty();
+      assertThat(TestRows.of(ivm, query + " EXCEPT ALL " + view)).as(where + ": v" + i).isEmpty();
+      assertThat(TestRows.of(ivm, view + " EXCEPT ALL " + query)).as(where + ": v" + i).isEmpty();
     }
   }
 
@@ -241,23 +241,5 @@ class CaptureFormsTest {
       statement.execute(sql);
       return statement.getLargeUpdateCount();
     }
-  }
-
-  /** The rows of {@code sql}, each rendered as text, sorted: a bag to compare. */
-  private static List<String> rows(Connection c, String sql) throws SQLException {
-    List<String> rows = new ArrayList<>();
-    try (Statement statement = c.createStatement();
-        ResultSet rs = statement.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        StringBuilder row = new StringBuilder();
-        for (int i = 1; i <= columns; i++) {
-          row.append(rs.getString(i)).append('|');
-        }
-        rows.add(row.toString());
-      }
-    }
-    Collections.sort(rows);
-    return rows;
   }
 }

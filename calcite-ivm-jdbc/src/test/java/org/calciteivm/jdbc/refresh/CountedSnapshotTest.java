@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.calciteivm.jdbc.TestRows;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -64,25 +62,10 @@ class CountedSnapshotTest {
             }
           };
       s.execute("REFRESH MATERIALIZED VIEW m");
-      assertThat(bag(s, "SELECT * FROM m EXCEPT ALL (" + query + ")")).isEmpty();
-      assertThat(bag(s, "(" + query + ") EXCEPT ALL SELECT * FROM m")).isEmpty();
+      assertThat(TestRows.of(connection, "SELECT * FROM m EXCEPT ALL (" + query + ")")).isEmpty();
+      assertThat(TestRows.of(connection, "(" + query + ") EXCEPT ALL SELECT * FROM m")).isEmpty();
       // the first attempt saw the write it had not counted, and ran again
       assertThat(calls.get()).as("attempts that counted").isEqualTo(2);
     }
-  }
-
-  private static List<String> bag(Statement s, String sql) throws SQLException {
-    List<String> rows = new ArrayList<>();
-    try (ResultSet rs = s.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        StringBuilder row = new StringBuilder();
-        for (int i = 1; i <= columns; i++) {
-          row.append(rs.getString(i)).append('|');
-        }
-        rows.add(row.toString());
-      }
-    }
-    return rows;
   }
 }
