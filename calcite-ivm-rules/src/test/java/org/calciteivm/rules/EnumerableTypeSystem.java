@@ -51,4 +51,9 @@ final class EnumerableTypeSystem extends DelegatingTypeSystem implements EngineT
   public boolean keepsRealBesideExactNumbers() {
     return DuckDbTypeSystem.INSTANCE.keepsRealBesideExactNumbers();
   }
+
+  @Override
+  public boolean takesRemaindersOfApproximateNumbers() {
+    return DuckDbTypeSystem.INSTANCE.takesRemaindersOfApproximateNumbers();
+  }
 }

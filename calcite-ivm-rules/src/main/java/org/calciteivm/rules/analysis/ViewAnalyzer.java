@@ -466,13 +466,15 @@ public final class ViewAnalyzer {
     }
     if (call.getKind() == SqlKind.MOD
         && call.getOperands().stream().anyMatch(ViewAnalyzer::approximateMadeExact)) {
-      // Calcite's MOD takes exact numbers and casts a DOUBLE to DECIMAL; DuckDB does not
+      // Calcite's MOD takes exact numbers and casts a DOUBLE to DECIMAL; an engine whose type
+      // system says it computes it in DOUBLE has the remainder planned as its own
+      // (ApproximateRemainders), and other engines' remainders are refused
       return List.of(
           UnsupportedViewException.notYet(
               viewName,
               "% or MOD of DOUBLE or REAL values",
-              "Calcite computes it in DECIMAL, where DuckDB computes it in DOUBLE; write"
-                  + " fmod(x, y)"));
+              "Calcite computes it in DECIMAL, where the engine computes it in DOUBLE; cast the"
+                  + " operands to DECIMAL"));
     }
     return List.of();
   }

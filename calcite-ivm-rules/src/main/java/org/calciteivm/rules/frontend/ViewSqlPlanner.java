@@ -177,6 +177,10 @@ public final class ViewSqlPlanner {
       if (config.getTypeSystem() instanceof EngineTypes types && types.addsDaysToDates()) {
         parsed = DateArithmetic.days(parsed);
       }
+      if (config.getTypeSystem() instanceof EngineTypes types
+          && types.takesRemaindersOfApproximateNumbers()) {
+        parsed = ApproximateRemainders.remainders(parsed);
+      }
     } catch (SqlParseException e) {
       throw new SQLSyntaxErrorException(
           "materialized view \"" + viewName + "\": syntax error " + where(e, sql), "42601", e);

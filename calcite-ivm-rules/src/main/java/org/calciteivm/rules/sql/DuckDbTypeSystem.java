@@ -61,6 +61,11 @@ public final class DuckDbTypeSystem extends RelDataTypeSystemImpl implements Eng
   }
 
   @Override
+  public boolean takesRemaindersOfApproximateNumbers() {
+    return true;
+  }
+
+  @Override
   public int getMaxPrecision(SqlTypeName typeName) {
     switch (typeName) {
       case DECIMAL:

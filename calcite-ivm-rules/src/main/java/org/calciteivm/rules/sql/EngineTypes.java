@@ -33,4 +33,10 @@ public interface EngineTypes {
    * {@code 2.2999999523}), and its deletes would find no stored row.
    */
   boolean keepsRealBesideExactNumbers();
+
+  /**
+   * Whether {@code x % y} and {@code MOD(x, y)} of a DOUBLE or REAL are computed in that type (C's
+   * {@code fmod}), where Calcite's MOD takes exact numbers and would cast them to DECIMAL.
+   */
+  boolean takesRemaindersOfApproximateNumbers();
 }
