@@ -32,8 +32,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>find the base tables with captured rows the view has not consumed, with their counts and
  *       smallest weight (which decide the join terms and the merge strategy), from the view's
  *       pending views (the rows after its watermark), or from the driver's register of captured
- *       writes where that tells them ({@link PendingChanges#counted}; the statement then only takes
- *       the transaction's snapshot);
+ *       writes where that tells them ({@link PendingChanges#counted}: no statement then, or in a
+ *       second attempt, or while a write to its tables is open, one that only takes the
+ *       transaction's snapshot);
  *   <li>seal the rows of changed tables that other views read too: give them the next epoch, so
  *       that each view can tell later which rows it has consumed (per table);
  *   <li>apply the view delta with the chosen merge strategy;
@@ -42,10 +43,16 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       needs no seal and no watermark: every row it sees is consumed here and deleted, and rows
  *       sealed later get later epochs);
  *   <li>record the refresh in the view's catalog row: its time and mode, and its cost where {@code
- *       auto} needs it ({@link RefreshCosts#mustStore}); a hidden view only for the cost.
+ *       auto} needs it ({@link RefreshCosts#mustStore}); a hidden view only for the cost. This
+ *       rides in the last delete of step 5, as a data-modifying CTE.
  * </ol>
  *
- * Captured rows are not consolidated per base table: a join is linear in each side and the view
+ * A counted change must hold every write the refresh's snapshot sees. Without a statement of its
+ * own for the snapshot, the merge's first statement takes it, and the refresh fails with {@link
+ * Conflicts.WriteDuringSnapshot} (to run again, taking its snapshot first) if a write was
+ * registered between the count and its last statement.
+ *
+ * <p>Captured rows are not consolidated per base table: a join is linear in each side and the view
  * delta is consolidated before it is merged, so consolidating each table's change first would only
  * add a pass over it.
  */
@@ -108,9 +115,9 @@ public final class RefreshExecutor {
    * <p>A view whose base tables had no captured write since its last refresh returns at once,
    * without touching the database: every captured write of the database runs in this JVM, which
    * registers each with its rows and the signs of its weights ({@link CaptureLedger}). Where those
-   * tell the pending change ({@link PendingChanges#counted}), the refresh does not query it either:
-   * its first statement only takes its snapshot. Otherwise its first statement finds the change,
-   * and a view with no pending change costs that one query.
+   * tell the pending change ({@link PendingChanges#counted}), the refresh does not query it either,
+   * and its merge's first statement takes its snapshot. Otherwise its first statement finds the
+   * change, and a view with no pending change costs that one query.
    *
    * @param timed whether to record each statement and its time in the outcome
    */
