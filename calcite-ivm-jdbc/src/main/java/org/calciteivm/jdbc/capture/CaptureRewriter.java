@@ -19,10 +19,10 @@ import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Rewrites an INSERT, UPDATE, DELETE or TRUNCATE of a tracked table into a {@link CapturePlan},
- * from the statement's {@link WriteFrame}: the target, its alias, the SET list of an UPDATE and the
- * clauses after them. Everything else is copied verbatim, so any DuckDB expression, subquery or
- * parameter marker keeps working.
+ * Rewrites an INSERT, UPDATE, DELETE, TRUNCATE or COPY ... FROM of a tracked table into a {@link
+ * CapturePlan}, from the statement's {@link WriteFrame}: the target, its alias, the SET list of an
+ * UPDATE and the clauses after them. Everything else is copied verbatim, so any DuckDB expression,
+ * subquery or parameter marker keeps working.
  *
  * <p>The direct form is one statement whose common table expressions change the table and append
  * the change to the delta:
@@ -41,7 +41,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * The prepared form stages the rows with the user's text instead (the INSERT's new rows; the rowids
  * of a DELETE; the rowids, old and new values of an UPDATE) and applies them after the claims.
- * DELETE, TRUNCATE and UPDATE claim the changed rowids ({@link RowClaims}).
+ * DELETE, TRUNCATE and UPDATE claim the changed rowids ({@link RowClaims}). A COPY ... FROM has the
+ * INSERT's prepared form only: it loads the rows into the stage.
  */
 public final class CaptureRewriter {
   /** The common table expression of the rows a write adds, removes or changes. */
@@ -87,6 +88,8 @@ public final class CaptureRewriter {
         return rewriter.delete();
       case TRUNCATE:
         return rewriter.truncate();
+      case COPY:
+        return rewriter.copyFrom();
       case UPDATE:
         return rewriter.update();
       default:
@@ -107,6 +110,31 @@ public final class CaptureRewriter {
     // the INSERT's text without the trailing semicolon or comment that would end or swallow what
     // follows it
     String insert = sql.substring(0, end);
+    // new rows claim nothing: no other transaction sees them before this one commits
+    return new CapturePlan(
+        table.id(),
+        true,
+        false,
+        new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
+        intoInsertStage(insert));
+  }
+
+  /**
+   * {@code COPY target FROM ...}: captured as the user's COPY into the insert stage, in both forms
+   * (a COPY has no parameters). A column list leaves the others to their defaults there, as in the
+   * target.
+   */
+  private CapturePlan copyFrom() {
+    Steps staged = intoInsertStage(sql.substring(0, end));
+    return new CapturePlan(table.id(), true, false, staged, staged);
+  }
+
+  /**
+   * The steps that run {@code write} (an INSERT or a COPY FROM whose target is the frame's) into
+   * the connection's insert stage, a temporary table of the target's columns and defaults, then
+   * insert the staged rows into the target, append them to the delta and empty the stage.
+   */
+  private Steps intoInsertStage(String write) {
     String stage = stage("insert");
     String columns =
         table.relation().columns().stream()
@@ -119,22 +147,13 @@ public final class CaptureRewriter {
                             ? ""
                             : " DEFAULT " + c.defaultExpression()))
             .collect(Collectors.joining(", "));
-    // new rows claim nothing: no other transaction sees them before this one commits
-    return new CapturePlan(
-        table.id(),
-        true,
-        false,
-        new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
-        new Steps(
-            ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
-            // the user's INSERT, into the stage
-            insert.substring(0, frame.target().start())
-                + stage
-                + insert.substring(frame.target().end()),
-            null,
-            ImmutableList.of(
-                appendInserted("INSERT INTO " + target() + " SELECT * FROM " + stage),
-                "DELETE FROM " + stage)));
+    return new Steps(
+        ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
+        write.substring(0, frame.target().start()) + stage + write.substring(frame.target().end()),
+        null,
+        ImmutableList.of(
+            appendInserted("INSERT INTO " + target() + " SELECT * FROM " + stage),
+            "DELETE FROM " + stage));
   }
 
   /** Runs {@code insert}, an INSERT into the target, and appends the rows it added to the delta. */

@@ -67,7 +67,7 @@ public final class ChangeCapture {
               + ViewEntry.dependents(
                   catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
               + ": use INSERT, UPDATE, DELETE or TRUNCATE"
-              + " (COPY FROM, MERGE, INSERT OR REPLACE/IGNORE, writes in WITH, writes prepared by"
+              + " (MERGE, INSERT OR REPLACE/IGNORE, writes in WITH, writes prepared by"
               + " SQL PREPARE, which a JDBC PreparedStatement replaces, and EXPLAIN ANALYZE are not"
               + " captured)",
           "0A000");

@@ -173,7 +173,9 @@ public sealed interface ParsedStatement {
     DELETE,
     /** {@code TRUNCATE}: captured as a delete of every row. */
     TRUNCATE,
-    /** A write the driver cannot capture: {@code COPY ... FROM}, {@code MERGE INTO}, ... */
+    /** {@code COPY ... FROM}: captured as an insert of the rows it loads. */
+    COPY,
+    /** A write the driver cannot capture: {@code MERGE INTO}, {@code INSERT OR REPLACE}, ... */
     UNCAPTURABLE
   }
 }

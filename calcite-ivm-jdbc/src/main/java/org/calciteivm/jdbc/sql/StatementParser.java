@@ -411,7 +411,7 @@ public final class StatementParser {
     }
     ObjectName target = in.name();
     return in.skipToTopLevel(token -> token.isKeyword("FROM"))
-        ? write(WriteKind.UNCAPTURABLE, target, in)
+        ? write(WriteKind.COPY, target, in)
         : new Other();
   }
 

@@ -28,7 +28,7 @@ public final class WriteFrameParser {
     this.tokens = write.tokens();
   }
 
-  /** The frame of {@code write}, an INSERT, UPDATE, DELETE or TRUNCATE. */
+  /** The frame of {@code write}, an INSERT, UPDATE, DELETE, TRUNCATE or COPY ... FROM. */
   public static WriteFrame parse(Write write) throws SQLException {
     WriteFrameParser parser = new WriteFrameParser(write);
     int afterTarget = write.statement().tokenIndexAt(write.target().end());
@@ -46,6 +46,7 @@ public final class WriteFrameParser {
         Alias alias = parser.alias(afterTarget, "USING", "WHERE", "RETURNING");
         return parser.frame(alias, ImmutableList.of(), alias.next, "USING", false);
       case TRUNCATE:
+      case COPY:
         return parser.frame(
             parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, false);
       default:

@@ -3,6 +3,8 @@ package org.calciteivm.jdbc.capture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,8 +37,18 @@ class CaptureFormsTest {
           "SELECT s, count(*) AS n, sum(v) AS total FROM t GROUP BY s",
           "SELECT t.k, u.w FROM t JOIN u ON t.k = u.k");
 
-  static Stream<Arguments> writes() {
+  static Stream<Arguments> writes() throws IOException {
+    // COPY FROM reads files: rows with duplicates and NULLs, and some columns only (note takes its
+    // default)
+    Path rows = Files.createTempFile("copy-rows", ".csv");
+    Files.writeString(rows, "k,v,s,note\n9,90,c,n\n9,90,c,n\n10,,,n\n");
+    Path some = Files.createTempFile("copy-some", ".csv");
+    Files.writeString(some, "k,s\n1,q\n11,r\n");
+    rows.toFile().deleteOnExit();
+    some.toFile().deleteOnExit();
     return Stream.of(
+        Arguments.of("COPY t FROM '" + rows + "' (HEADER)", List.of()),
+        Arguments.of("COPY t (k, s) FROM '" + some + "' (HEADER);", List.of()),
         Arguments.of("INSERT INTO t VALUES (?, ?, ?, 'n')", List.of("5", "NULL", "'e'")),
         Arguments.of("INSERT INTO t (k, v) SELECT k, v FROM t WHERE k < ?", List.of("3")),
         Arguments.of(
