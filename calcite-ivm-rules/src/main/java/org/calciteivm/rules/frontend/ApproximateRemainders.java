@@ -5,17 +5,12 @@ import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlBinaryOperator;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperator;
-import org.apache.calcite.sql.SqlOperatorBinding;
 import org.apache.calcite.sql.SqlUnresolvedFunction;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
-import org.apache.calcite.sql.type.InferTypes;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
-import org.apache.calcite.sql.validate.SqlValidator;
-import org.apache.calcite.sql.validate.SqlValidatorScope;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -89,43 +84,15 @@ final class ApproximateRemainders {
    * {@code %} or {@code MOD}: of approximate numbers as DuckDB computes it, written {@code x % y};
    * else Calcite's own operator, which it becomes when it is validated.
    */
-  private static final class RemainderOperator extends SqlBinaryOperator {
-    private final SqlOperator standard;
-
+  private static final class RemainderOperator extends EngineBinaryOperator {
     RemainderOperator(SqlOperator standard) {
-      super(
-          "%",
-          SqlKind.OTHER,
-          SqlStdOperatorTable.PERCENT_REMAINDER.getLeftPrec(),
-          true,
-          null,
-          InferTypes.FIRST_KNOWN,
-          null);
-      this.standard = standard;
+      super("%", SqlStdOperatorTable.PERCENT_REMAINDER.getLeftPrec(), standard);
     }
 
     @Override
-    public RelDataType deriveType(SqlValidator validator, SqlValidatorScope scope, SqlCall call) {
-      RelDataType left = validator.deriveType(scope, call.operand(0));
-      RelDataType right = validator.deriveType(scope, call.operand(1));
-      RelDataType approximate = approximateType(validator.getTypeFactory(), left, right);
-      if (approximate != null) {
-        return approximate;
-      }
-      ((SqlBasicCall) call).setOperator(standard);
-      return standard.deriveType(validator, scope, call);
-    }
-
-    @Override
-    public RelDataType inferReturnType(SqlOperatorBinding binding) {
-      RelDataType approximate =
-          approximateType(
-              binding.getTypeFactory(), binding.getOperandType(0), binding.getOperandType(1));
-      if (approximate == null) {
-        throw new IllegalStateException(
-            "not a remainder of approximate numbers: " + binding.collectOperandTypes());
-      }
-      return approximate;
+    @Nullable RelDataType engineType(
+        RelDataTypeFactory types, RelDataType left, RelDataType right) {
+      return approximateType(types, left, right);
     }
   }
 }

@@ -5,16 +5,11 @@ import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlBinaryOperator;
 import org.apache.calcite.sql.SqlCall;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
-import org.apache.calcite.sql.SqlOperatorBinding;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
-import org.apache.calcite.sql.type.InferTypes;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
-import org.apache.calcite.sql.validate.SqlValidator;
-import org.apache.calcite.sql.validate.SqlValidatorScope;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -83,50 +78,15 @@ final class DateArithmetic {
    * {@code +} or {@code -}: of a date and days as DuckDB computes it, else Calcite's own operator,
    * which it becomes when it is validated.
    */
-  private static final class DayOperator extends SqlBinaryOperator {
-    private final SqlBinaryOperator standard;
-
+  private static final class DayOperator extends EngineBinaryOperator {
     DayOperator(SqlBinaryOperator standard) {
-      super(
-          standard.getName(),
-          SqlKind.OTHER,
-          standard.getLeftPrec(),
-          true,
-          null,
-          InferTypes.FIRST_KNOWN,
-          null);
-      this.standard = standard;
+      super(standard.getName(), standard.getLeftPrec(), standard);
     }
 
     @Override
-    public RelDataType deriveType(SqlValidator validator, SqlValidatorScope scope, SqlCall call) {
-      RelDataType left = validator.deriveType(scope, call.operand(0));
-      RelDataType right = validator.deriveType(scope, call.operand(1));
-      RelDataType days = dayType(validator.getTypeFactory(), isPlus(), left, right);
-      if (days != null) {
-        return days;
-      }
-      ((SqlBasicCall) call).setOperator(standard);
-      return standard.deriveType(validator, scope, call);
-    }
-
-    @Override
-    public RelDataType inferReturnType(SqlOperatorBinding binding) {
-      RelDataType days =
-          dayType(
-              binding.getTypeFactory(),
-              isPlus(),
-              binding.getOperandType(0),
-              binding.getOperandType(1));
-      if (days == null) {
-        throw new IllegalStateException(
-            "not arithmetic of a date and days: " + binding.collectOperandTypes());
-      }
-      return days;
-    }
-
-    private boolean isPlus() {
-      return standard == SqlStdOperatorTable.PLUS;
+    @Nullable RelDataType engineType(
+        RelDataTypeFactory types, RelDataType left, RelDataType right) {
+      return dayType(types, standard() == SqlStdOperatorTable.PLUS, left, right);
     }
   }
 }
