@@ -415,9 +415,9 @@ public final class CaptureRewriter {
       int index = columnIndex(assignment.column().identifier());
       String value = frame.text(assignment.value());
       if (value.equalsIgnoreCase("DEFAULT")) {
-        throw new SQLFeatureNotSupportedException(
-            "UPDATE ... SET " + assignment.column().text() + " = DEFAULT cannot be captured yet",
-            "0A000");
+        // the column's default, or NULL: computed once with the new row, which the capture stores
+        String defaultExpression = table.relation().columns().get(index).defaultExpression();
+        value = defaultExpression == null ? "NULL" : defaultExpression;
       }
       assignments.put(index, value);
     }

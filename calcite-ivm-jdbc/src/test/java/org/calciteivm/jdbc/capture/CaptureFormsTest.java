@@ -65,6 +65,9 @@ class CaptureFormsTest {
         Arguments.of(
             "UPDATE t SET v = ?, s = ? WHERE k IN (SELECT k FROM u);", List.of("0", "'z'")),
         Arguments.of("UPDATE t SET note = ?", List.of("'uncaptured'")),
+        // DEFAULT: the column's default ('d'), or NULL for a column without one
+        Arguments.of("UPDATE t SET note = DEFAULT, v = ? WHERE k = 1", List.of("5")),
+        Arguments.of("UPDATE t SET s = DEFAULT WHERE k > ?", List.of("2")),
         Arguments.of("TRUNCATE t", List.of()));
   }
 
