@@ -341,14 +341,17 @@ final class TransactionState {
     try {
       T result = work.run();
       commitTried = true;
-      duckDb.commit();
+      // a commit that fails rolls back
+      DuckDbTransactions.commit(duckDb);
       return result;
     } catch (SQLException | RuntimeException | Error e) {
       // an Error too (e.g. an AssertionError from a planner rule): nothing half-done may commit
-      try {
-        duckDb.rollback();
-      } catch (SQLException rollbackFailure) {
-        e.addSuppressed(rollbackFailure);
+      if (!commitTried) {
+        try {
+          DuckDbTransactions.rollback(duckDb);
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
       }
       throw e;
     } finally {
@@ -366,7 +369,7 @@ final class TransactionState {
   void commit() throws SQLException {
     failCommitIfAborted();
     try {
-      duckDb.commit();
+      DuckDbTransactions.commit(duckDb);
     } catch (SQLException e) {
       throw Conflicts.isConflict(e) ? Conflicts.atCommit(e) : e;
     } finally {
@@ -404,7 +407,7 @@ final class TransactionState {
                 conflict)
             : Conflicts.commitAfterConflict(conflict);
     try {
-      duckDb.rollback();
+      DuckDbTransactions.rollback(duckDb);
     } catch (SQLException rollbackFailure) {
       failure.addSuppressed(rollbackFailure);
     }
@@ -414,7 +417,7 @@ final class TransactionState {
   /** Rolls back the open transaction. */
   void rollback() throws SQLException {
     try {
-      duckDb.rollback();
+      DuckDbTransactions.rollback(duckDb);
     } finally {
       sqlTransaction = false;
       transactionEnded(false);
@@ -439,7 +442,7 @@ final class TransactionState {
       }
     }
     try {
-      duckDb.setAutoCommit(autoCommit);
+      DuckDbTransactions.setAutoCommit(duckDb, autoCommit);
     } finally {
       if (commits) {
         transactionEnded(true);

@@ -313,6 +313,47 @@ class ConflictingWritersTest {
     }
   }
 
+  /**
+   * A COMMIT that DuckDB refuses (a key another transaction committed first) ends the transaction;
+   * the connection's next transactions must still be transactions: DuckDB's JDBC driver alone would
+   * run them without BEGIN, each statement committing on its own, and its rollback would fail and
+   * undo nothing.
+   */
+  @Test
+  void transactionsAfterAFailedCommitAreStillAtomic() throws Exception {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("failed-commit.duckdb");
+    String view = "SELECT grp, count(*) AS n FROM keyed GROUP BY grp";
+    try (Connection a = DriverManager.getConnection(url);
+        Connection b = DriverManager.getConnection(url);
+        Statement sa = a.createStatement();
+        Statement sb = b.createStatement()) {
+      sa.execute("CREATE TABLE keyed (id INTEGER PRIMARY KEY, grp INTEGER)");
+      sa.execute("CREATE MATERIALIZED VIEW per_grp AS " + view);
+      a.setAutoCommit(false);
+      b.setAutoCommit(false);
+      sa.execute("INSERT INTO keyed VALUES (1, 1)");
+      sb.execute("INSERT INTO keyed VALUES (1, 2)");
+      a.commit();
+      SQLException failed = catchThrowableOfType(SQLException.class, b::commit);
+      assertThat((Throwable) failed).as("the second commit of key 1").isNotNull();
+      assertThat(failed.getMessage()).contains("duplicate key");
+
+      sb.execute("INSERT INTO keyed VALUES (2, 2)");
+      b.rollback();
+      sb.execute("INSERT INTO keyed VALUES (3, 3)");
+      sb.execute("UPDATE keyed SET grp = 4 WHERE id = 1");
+      b.rollback();
+      b.setAutoCommit(true);
+      // an auto-commit write and a refresh run in transactions of the driver's own
+      sb.execute("INSERT INTO keyed VALUES (5, 5)");
+      sb.execute("REFRESH MATERIALIZED VIEW per_grp");
+      a.setAutoCommit(true);
+      assertThat(ViewCheck.rows(a, "SELECT id, grp FROM keyed ORDER BY id"))
+          .containsExactly("1\t1", "5\t5");
+      ViewCheck.assertMatches(a, "per_grp", view, "after a failed commit");
+    }
+  }
+
   @Test
   void conflictingBatchFailsWith40001() throws Exception {
     String url = "jdbc:ivm:duckdb:" + dir.resolve("batch.duckdb");

@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.core.ZSets;
+import org.calciteivm.jdbc.DuckDbTransactions;
 
 /**
  * calcite-ivm's catalog tables in the database file, in the schema {@link IvmNames#SCHEMA}, and the
@@ -132,9 +133,9 @@ public final class IvmCatalog {
       if (systemView.isEmpty() || (olderSystemView && !systemView.get().isTable())) {
         SystemView.replace(connection);
       }
-      connection.commit();
+      DuckDbTransactions.commit(connection);
     } catch (SQLException e) {
-      connection.rollback();
+      DuckDbTransactions.rollback(connection);
       throw e;
     } finally {
       connection.setAutoCommit(autoCommit);
