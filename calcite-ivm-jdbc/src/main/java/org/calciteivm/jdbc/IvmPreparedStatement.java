@@ -149,8 +149,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           capture.setUp(duckDb);
           stage.execute();
           long rows = stage.getLargeUpdateCount();
-          capture.apply(duckDb);
-          return rows;
+          long applied = capture.apply(duckDb);
+          return capture.skipsConflicts() ? applied : rows;
         });
   }
 
@@ -167,6 +167,10 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           capture.setUp(duckDb);
           int[] counts = delegate.executeBatch();
           capture.apply(duckDb);
+          if (capture.skipsConflicts()) {
+            // the rows each statement of the batch skipped are not known, only their sum
+            Arrays.fill(counts, Statement.SUCCESS_NO_INFO);
+          }
           return counts;
         });
   }

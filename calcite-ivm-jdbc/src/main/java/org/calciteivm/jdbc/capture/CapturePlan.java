@@ -28,9 +28,22 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     closes a prepared statement whose execution fails, and a write that conflicted is run again
  *     on the same statement. It stages the changed rows, which {@link #apply} then claims and
  *     applies to the table and its delta.
+ * @param skipsConflicts an INSERT that skips the rows whose key is taken ({@code INSERT OR IGNORE},
+ *     {@code ON CONFLICT DO NOTHING}): prepared, its stage holds every row, and its update count is
+ *     the rows {@link #apply} inserted
  */
 public record CapturePlan(
-    int tableId, boolean inserts, boolean deletes, Steps direct, Steps prepared) {
+    int tableId,
+    boolean inserts,
+    boolean deletes,
+    Steps direct,
+    Steps prepared,
+    boolean skipsConflicts) {
+
+  /** A plan whose prepared form counts the rows it staged. */
+  public CapturePlan(int tableId, boolean inserts, boolean deletes, Steps direct, Steps prepared) {
+    this(tableId, inserts, deletes, direct, prepared, false);
+  }
 
   /**
    * The statements of one form, run in this order in one transaction.
@@ -60,12 +73,13 @@ public record CapturePlan(
 
   /**
    * Claims the rows {@link #stageSql()} staged, then applies them; call inside the transaction that
-   * staged them.
+   * staged them. Returns the update count of the apply's first statement (for an INSERT, the rows
+   * it inserted), or -1 if it has none.
    *
    * @throws RowClaims.RowConflictException if a concurrent transaction changes some of the rows
    */
-  public void apply(Connection connection) throws SQLException {
-    finish(connection, prepared);
+  public long apply(Connection connection) throws SQLException {
+    return finish(connection, prepared);
   }
 
   /** Runs the write (without parameters) in its direct form; returns the number of rows written. */
@@ -89,21 +103,23 @@ public record CapturePlan(
     }
   }
 
-  private void finish(Connection connection, Steps steps) throws SQLException {
+  private long finish(Connection connection, Steps steps) throws SQLException {
     if (steps.claimSql() != null) {
       RowClaims.claimStaged(CaptureStatements.of(connection), tableId, steps.claimSql());
     }
-    execute(connection, steps.applySql());
+    return execute(connection, steps.applySql());
   }
 
-  private static void execute(Connection connection, ImmutableList<String> sqls)
+  /** Runs {@code sqls}; returns the first one's update count, or -1 if there are none. */
+  private static long execute(Connection connection, ImmutableList<String> sqls)
       throws SQLException {
-    if (sqls.isEmpty()) {
-      return;
-    }
-    CaptureStatements statements = CaptureStatements.of(connection);
+    long first = -1;
     for (String sql : sqls) {
-      statements.execute(sql);
+      long rows = CaptureStatements.of(connection).execute(sql);
+      if (first < 0) {
+        first = rows;
+      }
     }
+    return first;
   }
 }

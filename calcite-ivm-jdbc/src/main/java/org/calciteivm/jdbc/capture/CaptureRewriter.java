@@ -97,26 +97,40 @@ public final class CaptureRewriter {
     }
   }
 
+  /**
+   * An INSERT, also {@code INSERT OR IGNORE} and {@code ON CONFLICT ... DO NOTHING}: they add the
+   * rows they return and leave the others alone. Prepared, the rows are staged without the clause
+   * (the stage has no keys) and inserted from the stage with it, which skips the same rows (DuckDB
+   * keeps the first of the rows of one statement that share a key).
+   */
   private CapturePlan insert() throws SQLException {
     refuseReturning();
-    if (frame.onConflict()) {
+    WriteFrame.Range conflict = frame.onConflict();
+    if (conflict != null && !frame.endsWith("DO", "NOTHING")) {
       throw new SQLFeatureNotSupportedException(
-          "INSERT ... ON CONFLICT on "
+          "INSERT ... ON CONFLICT ... DO UPDATE on "
               + table.relation().displayName()
               + " cannot be captured yet: it is read by a materialized view;"
-              + " use UPDATE for existing rows and INSERT for new ones",
+              + " use ON CONFLICT DO NOTHING, or UPDATE for existing rows and INSERT for new ones",
           "0A000");
     }
     // the INSERT's text without the trailing semicolon or comment that would end or swallow what
     // follows it
     String insert = sql.substring(0, end);
+    WriteFrame.Range orIgnore = frame.orIgnore();
+    String skipped = conflict == null ? "" : " " + sql.substring(conflict.start(), end);
     // new rows claim nothing: no other transaction sees them before this one commits
     return new CapturePlan(
         table.id(),
         true,
         false,
         new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
-        intoInsertStage(insert));
+        intoInsertStage(
+            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + target(),
+            skipped,
+            orIgnore,
+            conflict),
+        orIgnore != null || conflict != null);
   }
 
   /**
@@ -125,16 +139,18 @@ public final class CaptureRewriter {
    * target.
    */
   private CapturePlan copyFrom() {
-    Steps staged = intoInsertStage(sql.substring(0, end));
+    Steps staged = intoInsertStage("INSERT INTO " + target(), "");
     return new CapturePlan(table.id(), true, false, staged, staged);
   }
 
   /**
-   * The steps that run {@code write} (an INSERT or a COPY FROM whose target is the frame's) into
-   * the connection's insert stage, a temporary table of the target's columns and defaults, then
-   * insert the staged rows into the target, append them to the delta and empty the stage.
+   * The steps that run the statement (an INSERT or a COPY FROM), without the parts {@code leftOut}
+   * (those not null), into the connection's insert stage, a temporary table of the target's columns
+   * and defaults; then insert the staged rows into the target ({@code insertHead}, then {@code
+   * clause}), append the rows that inserted to the delta and empty the stage.
    */
-  private Steps intoInsertStage(String write) {
+  private Steps intoInsertStage(
+      String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
     String stage = stage("insert");
     String columns =
         table.relation().columns().stream()
@@ -149,10 +165,10 @@ public final class CaptureRewriter {
             .collect(Collectors.joining(", "));
     return new Steps(
         ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
-        write.substring(0, frame.target().start()) + stage + write.substring(frame.target().end()),
+        frame.retargeted(stage, end, leftOut),
         null,
         ImmutableList.of(
-            appendInserted("INSERT INTO " + target() + " SELECT * FROM " + stage),
+            appendInserted(insertHead + " SELECT * FROM " + stage + clause),
             "DELETE FROM " + stage));
   }
 

@@ -395,9 +395,11 @@ public final class StatementParser {
 
   private static ParsedStatement insert(TokenCursor in) throws SQLException {
     in.next();
-    // INSERT OR REPLACE / OR IGNORE are upserts whose effect on existing rows is not captured
-    boolean upsert = in.accept("OR");
-    if (upsert) {
+    // INSERT OR REPLACE is an upsert whose effect on existing rows is not captured; INSERT OR
+    // IGNORE leaves them alone
+    boolean upsert = false;
+    if (in.accept("OR")) {
+      upsert = in.peek() == null || !in.peek().isKeyword("IGNORE");
       in.next();
     }
     in.expect("INTO");

@@ -1,6 +1,11 @@
 package org.calciteivm.jdbc.sql;
 
 import com.google.common.collect.ImmutableList;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -20,7 +25,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param joined when the rest begins with the relations joined to the target (USING of a DELETE,
  *     FROM of an UPDATE): the rest after that keyword; else null
  * @param returning whether the statement has a RETURNING clause
- * @param onConflict whether an INSERT has an ON CONFLICT clause
+ * @param orIgnore the {@code OR IGNORE} of an {@code INSERT OR IGNORE}, or null
+ * @param onConflict an INSERT's ON CONFLICT clause, from its ON to the end of the statement (or its
+ *     RETURNING), or null
  */
 public record WriteFrame(
     Write write,
@@ -30,7 +37,8 @@ public record WriteFrame(
     Range rest,
     @Nullable Range joined,
     boolean returning,
-    boolean onConflict) {
+    @Nullable Range orIgnore,
+    @Nullable Range onConflict) {
 
   /**
    * A part of the statement's text.
@@ -66,5 +74,45 @@ public record WriteFrame(
   /** The text of {@code range}. */
   public String text(Range range) {
     return sql().substring(range.start(), range.end());
+  }
+
+  /**
+   * The statement's text up to offset {@code end}, with its target replaced by {@code replacement}
+   * and the parts {@code leftOut} (those not null) left out.
+   */
+  public String retargeted(String replacement, int end, @Nullable Range... leftOut) {
+    List<Range> edits = new ArrayList<>();
+    edits.add(new Range(target().start(), target().end()));
+    Arrays.stream(leftOut).filter(Objects::nonNull).forEach(edits::add);
+    edits.sort(Comparator.comparingInt(Range::start));
+    StringBuilder text = new StringBuilder();
+    int at = 0;
+    for (Range edit : edits) {
+      text.append(sql(), at, edit.start());
+      if (edit.start() == target().start()) {
+        text.append(replacement);
+      }
+      at = Math.min(edit.end(), end);
+    }
+    return text.append(sql(), at, end).toString();
+  }
+
+  /** Whether the statement's last tokens, before any semicolons, are {@code keywords}. */
+  public boolean endsWith(String... keywords) {
+    List<SqlToken> tokens = write.tokens();
+    int last = tokens.size() - 1;
+    while (last > 0 && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
+      last--;
+    }
+    int first = last - keywords.length + 1;
+    if (first < 0) {
+      return false;
+    }
+    for (int i = 0; i < keywords.length; i++) {
+      if (!tokens.get(first + i).isKeyword(keywords[i])) {
+        return false;
+      }
+    }
+    return true;
   }
 }

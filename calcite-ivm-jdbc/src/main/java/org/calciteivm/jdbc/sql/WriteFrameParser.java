@@ -39,16 +39,17 @@ public final class WriteFrameParser {
             ImmutableList.of(),
             afterTarget,
             null,
+            parser.orIgnore(),
             parser.onConflict(afterTarget));
       case UPDATE:
         return parser.update(afterTarget);
       case DELETE:
         Alias alias = parser.alias(afterTarget, "USING", "WHERE", "RETURNING");
-        return parser.frame(alias, ImmutableList.of(), alias.next, "USING", false);
+        return parser.frame(alias, ImmutableList.of(), alias.next, "USING", null, null);
       case TRUNCATE:
       case COPY:
         return parser.frame(
-            parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, false);
+            parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, null, null);
       default:
         throw new IllegalStateException("not a capturable write: " + write.kind());
     }
@@ -63,7 +64,7 @@ public final class WriteFrameParser {
     if (end < 0) {
       end = tokens.size();
     }
-    return frame(alias, assignments(alias.next + 1, end), end, "FROM", false);
+    return frame(alias, assignments(alias.next + 1, end), end, "FROM", null, null);
   }
 
   /**
@@ -76,7 +77,8 @@ public final class WriteFrameParser {
       ImmutableList<Assignment> assignments,
       int rest,
       @Nullable String joinKeyword,
-      boolean onConflict) {
+      @Nullable Range orIgnore,
+      @Nullable Range onConflict) {
     boolean hasRest = rest < tokens.size();
     @Nullable Range joined = null;
     if (hasRest && joinKeyword != null && tokens.get(rest).isKeyword(joinKeyword)) {
@@ -90,6 +92,7 @@ public final class WriteFrameParser {
         new Range(hasRest ? tokens.get(rest).start() : sql.length(), sql.length()),
         joined,
         topLevel(rest, "RETURNING") >= 0,
+        orIgnore,
         onConflict);
   }
 
@@ -156,22 +159,33 @@ public final class WriteFrameParser {
     return noAlias(afterTarget);
   }
 
+  /** The {@code OR IGNORE} right after an INSERT's {@code INSERT}, or null. */
+  private @Nullable Range orIgnore() {
+    if (tokens.size() > 2 && tokens.get(1).isKeyword("OR") && tokens.get(2).isKeyword("IGNORE")) {
+      return new Range(tokens.get(1).start(), tokens.get(2).end());
+    }
+    return null;
+  }
+
   /**
-   * Whether the INSERT has an {@code ON CONFLICT} clause after token {@code from}: an {@code ON}
-   * outside parentheses followed by {@code CONFLICT}. The {@code ON} of a join in the inserted
-   * query is followed by its condition ({@code ON conflict = 1} compares a column named so).
+   * The INSERT's {@code ON CONFLICT} clause after token {@code from}, to the end of the statement
+   * or its RETURNING, or null: an {@code ON} outside parentheses followed by {@code CONFLICT}. The
+   * {@code ON} of a join in the inserted query is followed by its condition ({@code ON conflict =
+   * 1} compares a column named so).
    */
-  private boolean onConflict(int from) {
+  private @Nullable Range onConflict(int from) {
     for (int on = topLevel(from, "ON"); on >= 0; on = topLevel(on + 1, "ON")) {
       if (on + 2 < tokens.size()
           && tokens.get(on + 1).isKeyword("CONFLICT")
           && (tokens.get(on + 2).isSymbol("(")
               || tokens.get(on + 2).isKeyword("DO")
               || tokens.get(on + 2).isKeyword("ON"))) {
-        return true;
+        int returning = topLevel(on, "RETURNING");
+        return new Range(
+            tokens.get(on).start(), returning < 0 ? sql.length() : tokens.get(returning).start());
       }
     }
-    return false;
+    return null;
   }
 
   /** The index of the first of {@code keywords} outside parentheses from {@code from}, or -1. */

@@ -35,7 +35,8 @@ class CaptureFormsTest {
       List.of(
           "SELECT k, v, s FROM t",
           "SELECT s, count(*) AS n, sum(v) AS total FROM t GROUP BY s",
-          "SELECT t.k, u.w FROM t JOIN u ON t.k = u.k");
+          "SELECT t.k, u.w FROM t JOIN u ON t.k = u.k",
+          "SELECT s, count(*) AS n, sum(v) AS total FROM p GROUP BY s");
 
   static Stream<Arguments> writes() throws IOException {
     // COPY FROM reads files: rows with duplicates and NULLs, and some columns only (note takes its
@@ -68,7 +69,19 @@ class CaptureFormsTest {
         // DEFAULT: the column's default ('d'), or NULL for a column without one
         Arguments.of("UPDATE t SET note = DEFAULT, v = ? WHERE k = 1", List.of("5")),
         Arguments.of("UPDATE t SET s = DEFAULT WHERE k > ?", List.of("2")),
-        Arguments.of("TRUNCATE t", List.of()));
+        Arguments.of("TRUNCATE t", List.of()),
+        // upserts that leave existing rows alone: the rows of one statement that share a key keep
+        // the first
+        Arguments.of(
+            "INSERT OR IGNORE INTO p VALUES (?, 1, 'new'), (5, 2, 'five'), (5, 3, 'again')",
+            List.of("1")),
+        Arguments.of(
+            "INSERT INTO p SELECT k + ?, v, s FROM p ON CONFLICT DO NOTHING", List.of("1")),
+        Arguments.of(
+            "INSERT INTO p (k, s) VALUES (2, ?), (9, 'nine'), (9, 'ninety') ON CONFLICT (k) DO"
+                + " NOTHING;",
+            List.of("'two'")),
+        Arguments.of("INSERT OR IGNORE INTO p VALUES (3, ?, 'x'), (4, 1, NULL)", List.of("30")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -95,9 +108,11 @@ class CaptureFormsTest {
         }
         String form = prepared ? "prepared" : "direct";
         assertThat(count).as(form + " update count").isEqualTo(expected);
-        assertThat(TestRows.of(ivm, "SELECT * FROM t"))
-            .as(form)
-            .isEqualTo(TestRows.of(plain, "SELECT * FROM t"));
+        for (String table : List.of("t", "p")) {
+          assertThat(TestRows.of(ivm, "SELECT * FROM " + table))
+              .as(form + ", " + table)
+              .isEqualTo(TestRows.of(plain, "SELECT * FROM " + table));
+        }
         assertViewsMatch(ivm, form);
       }
     }
@@ -207,6 +222,8 @@ class CaptureFormsTest {
     execute(c, DATA);
     execute(c, "CREATE TABLE u (k INTEGER, w INTEGER, name VARCHAR)");
     execute(c, "INSERT INTO u VALUES (1, 1, 'one'), (1, 2, 'uno'), (3, 3, 'three'), (4, 0, 'no')");
+    execute(c, "CREATE TABLE p (k INTEGER PRIMARY KEY, v INTEGER, s VARCHAR DEFAULT 'd')");
+    execute(c, "INSERT INTO p VALUES (1, 10, 'a'), (2, 20, 'b'), (3, NULL, 'a')");
   }
 
   private static void createViews(Connection ivm) throws SQLException {

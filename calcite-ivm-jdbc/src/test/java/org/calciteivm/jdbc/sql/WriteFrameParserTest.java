@@ -57,17 +57,23 @@ class WriteFrameParserTest {
 
   @Test
   void onConflictIsNotTheOnOfAJoin() throws SQLException {
-    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON conflict = 1").onConflict())
-        .isFalse();
-    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON (a.x = b.x)").onConflict()).isFalse();
-    assertThat(frame("INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING").onConflict()).isTrue();
+    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON conflict = 1").onConflict()).isNull();
+    assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON (a.x = b.x)").onConflict()).isNull();
+    WriteFrame nothing = frame("INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;");
+    assertThat(nothing.text(nothing.onConflict())).isEqualTo("ON CONFLICT DO NOTHING;");
     assertThat(frame("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 1").onConflict())
-        .isTrue();
+        .isNotNull();
     assertThat(
             frame("INSERT INTO t SELECT * FROM a JOIN b ON a.x = b.x ON CONFLICT DO NOTHING")
                 .onConflict())
-        .isTrue();
+        .isNotNull();
+    WriteFrame returning = frame("INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING RETURNING *");
+    assertThat(returning.text(returning.onConflict())).isEqualTo("ON CONFLICT DO NOTHING ");
     assertThat(frame("INSERT INTO t VALUES (1) RETURNING *").returning()).isTrue();
+    WriteFrame ignore = frame("INSERT OR IGNORE INTO t VALUES (1)");
+    assertThat(ignore.text(ignore.orIgnore())).isEqualTo("OR IGNORE");
+    assertThat(ignore.onConflict()).isNull();
+    assertThat(frame("INSERT INTO t VALUES (1)").orIgnore()).isNull();
   }
 
   @Test
