@@ -401,13 +401,14 @@ public final class CaptureRewriter {
   /**
    * The query that selects the target rows of a DELETE or UPDATE: their rowid and {@code columns}
    * (a select list, each item after a comma), from the target (with its alias) and the rest of the
-   * statement (its joined relations and WHERE clause). With joins a row may match several times; it
-   * changes once.
+   * statement (its joined relations and WHERE clause), after the statement's WITH clause. With
+   * joins a row may match several times; it changes once.
    */
   private String selectTargetRows(String columns) {
     String qualifier = qualifier();
     int tail = frame.joined() == null ? frame.rest().start() : frame.joined().start();
-    return "SELECT "
+    return (frame.with() == null ? "" : frame.text(frame.with()))
+        + "SELECT "
         + qualifier
         + ".rowid AS "
         + ROWID

@@ -26,6 +26,11 @@ public final class ChangeCapture {
    */
   public static Optional<CapturePlan> plan(CatalogSnapshot catalog, String database, Write write)
       throws SQLException {
+    for (ObjectName nested : write.nestedWrites()) {
+      // a write inside WITH runs as written: refused on the tables a write must not change
+      // uncaptured, as a write of its own that cannot be captured would be
+      plan(catalog, database, new Write(WriteKind.UNCAPTURABLE, nested, write.statement()));
+    }
     ObjectName target = write.target().inDatabase(database, catalog::hasSchema);
     if (target == null) {
       return Optional.empty(); // a table of another attached database
@@ -67,7 +72,7 @@ public final class ChangeCapture {
               + ViewEntry.dependents(
                   catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
               + ": use INSERT, UPDATE, DELETE or TRUNCATE"
-              + " (MERGE, INSERT OR REPLACE/IGNORE, writes in WITH, writes prepared by"
+              + " (MERGE, INSERT OR REPLACE, writes inside WITH, writes prepared by"
               + " SQL PREPARE, which a JDBC PreparedStatement replaces, and EXPLAIN ANALYZE are not"
               + " captured)",
           "0A000");

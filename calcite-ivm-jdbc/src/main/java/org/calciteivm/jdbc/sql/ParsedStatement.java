@@ -57,9 +57,20 @@ public sealed interface ParsedStatement {
    * that is captured, {@link WriteFrameParser} reads the rest of the frame.
    *
    * @param statement the whole statement, with its tokens
+   * @param nestedWrites the targets of the writes inside its WITH clause (DuckDB's data-modifying
+   *     common table expressions), which run with it
    */
-  record Write(WriteKind kind, ObjectName target, SqlStatement statement)
+  record Write(
+      WriteKind kind,
+      ObjectName target,
+      SqlStatement statement,
+      ImmutableList<ObjectName> nestedWrites)
       implements ParsedStatement {
+
+    /** A write without writes inside it. */
+    public Write(WriteKind kind, ObjectName target, SqlStatement statement) {
+      this(kind, target, statement, ImmutableList.of());
+    }
 
     /** The statement's tokens. */
     public ImmutableList<SqlToken> tokens() {

@@ -437,22 +437,64 @@ public final class StatementParser {
   }
 
   private static ParsedStatement with(TokenCursor in) throws SQLException {
+    ImmutableList<ObjectName> nested = nestedWrites(in.statement());
     in.next();
     if (!in.skipToTopLevel(token -> WITH_BODIES.contains(token.upper()))) {
       return new Other();
     }
+    ParsedStatement body;
     switch (in.peek().upper()) {
       case "INSERT":
-        return insert(in);
+        body = insert(in);
+        break;
       case "UPDATE":
-      case "DELETE":
-        // the capture of UPDATE and DELETE stages rows with a query of its own
         in.next();
-        in.accept("FROM");
-        return write(WriteKind.UNCAPTURABLE, in.name(), in);
+        body = write(WriteKind.UPDATE, in.name(), in);
+        break;
+      case "DELETE":
+        in.next();
+        in.expect("FROM");
+        body = write(WriteKind.DELETE, in.name(), in);
+        break;
       default:
-        return new Other();
+        // a query: only its nested writes change tables, and they are not captured
+        return nested.isEmpty()
+            ? new Other()
+            : new Write(WriteKind.UNCAPTURABLE, nested.get(0), in.statement(), nested);
     }
+    return nested.isEmpty() || !(body instanceof Write write)
+        ? body
+        : new Write(write.kind(), write.target(), write.statement(), nested);
+  }
+
+  /**
+   * The targets of the writes inside the WITH clause of {@code statement}: an INSERT, UPDATE,
+   * DELETE or MERGE that begins a parenthesized body.
+   */
+  private static ImmutableList<ObjectName> nestedWrites(SqlStatement statement)
+      throws SQLException {
+    ImmutableList.Builder<ObjectName> targets = ImmutableList.builder();
+    List<SqlToken> tokens = statement.tokens();
+    for (int i = 1; i < tokens.size(); i++) {
+      if (!tokens.get(i - 1).isSymbol("(")) {
+        continue;
+      }
+      TokenCursor at = new TokenCursor(statement, i);
+      if (at.accept("INSERT")) {
+        if (at.accept("OR")) {
+          at.next();
+        }
+        at.expect("INTO");
+      } else if (at.accept("DELETE")) {
+        at.expect("FROM");
+      } else if (at.accept("MERGE")) {
+        at.expect("INTO");
+      } else if (!at.accept("UPDATE")) {
+        continue;
+      }
+      targets.add(at.name());
+    }
+    return targets.build();
   }
 
   /** The first words of the statement a WITH clause is followed by. */

@@ -14,9 +14,15 @@ public final class TokenCursor {
 
   /** A cursor at the first token of {@code statement}. */
   public TokenCursor(SqlStatement statement) {
+    this(statement, 0);
+  }
+
+  /** A cursor at token {@code index} of {@code statement}. */
+  public TokenCursor(SqlStatement statement, int index) {
     this.statement = statement;
     this.sql = statement.sql();
     this.tokens = statement.tokens();
+    this.index = index;
   }
 
   /** The statement being read. */

@@ -17,6 +17,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * statement is copied verbatim by whoever rewrites it.
  *
  * @param write the statement, its kind and target
+ * @param with the WITH clause an UPDATE or DELETE begins with, up to its UPDATE or DELETE, or null
  * @param alias the target's alias (UPDATE, DELETE), or null
  * @param relation the target with its alias, as written
  * @param assignments an UPDATE's SET list, in its order; empty for other writes
@@ -31,6 +32,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 public record WriteFrame(
     Write write,
+    @Nullable Range with,
     @Nullable String alias,
     Range relation,
     ImmutableList<Assignment> assignments,

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.List;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
+import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.calciteivm.jdbc.sql.WriteFrame.Range;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -86,6 +87,7 @@ public final class WriteFrameParser {
     }
     return new WriteFrame(
         write,
+        with(),
         alias.name,
         new Range(write.target().start(), alias.end),
         assignments,
@@ -157,6 +159,18 @@ public final class WriteFrameParser {
       return new Alias(tokens.get(i).identifier(), tokens.get(i).end(), i + 1);
     }
     return noAlias(afterTarget);
+  }
+
+  /** The WITH clause an UPDATE or DELETE begins with, up to that keyword, or null. */
+  private @Nullable Range with() {
+    if (tokens.isEmpty()
+        || !tokens.get(0).isKeyword("WITH")
+        || write.kind() == WriteKind.INSERT
+        || write.kind() == WriteKind.COPY) {
+      return null;
+    }
+    int body = topLevel(1, "UPDATE", "DELETE");
+    return body < 0 ? null : new Range(0, tokens.get(body).start());
   }
 
   /** The {@code OR IGNORE} right after an INSERT's {@code INSERT}, or null. */

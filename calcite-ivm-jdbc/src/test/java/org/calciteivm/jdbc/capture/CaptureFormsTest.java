@@ -70,6 +70,16 @@ class CaptureFormsTest {
         Arguments.of("UPDATE t SET note = DEFAULT, v = ? WHERE k = 1", List.of("5")),
         Arguments.of("UPDATE t SET s = DEFAULT WHERE k > ?", List.of("2")),
         Arguments.of("TRUNCATE t", List.of()),
+        // a WITH clause before an UPDATE or DELETE
+        Arguments.of(
+            "WITH x AS (SELECT ? AS k) DELETE FROM t WHERE k IN (SELECT k FROM x)", List.of("1")),
+        Arguments.of(
+            "WITH x AS (SELECT k, w FROM u WHERE w > ?) UPDATE t SET v = x.w FROM x WHERE t.k = x.k",
+            List.of("1")),
+        Arguments.of(
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ?)"
+                + " UPDATE t SET s = 'r' || s WHERE k IN (SELECT n FROM r)",
+            List.of("3")),
         // upserts that leave existing rows alone: the rows of one statement that share a key keep
         // the first
         Arguments.of(

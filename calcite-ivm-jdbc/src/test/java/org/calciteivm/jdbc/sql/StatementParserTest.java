@@ -64,7 +64,8 @@ class StatementParserTest {
     assertWrite("COPY t FROM 'x.csv'", WriteKind.COPY, "main", "t");
     assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.UNCAPTURABLE, "main", "t");
     assertWrite("EXPLAIN ANALYZE DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
-    assertWrite("WITH x AS (SELECT 1) DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("WITH x AS (SELECT 1) DELETE FROM t", WriteKind.DELETE, "main", "t");
+    assertWrite("WITH x AS (SELECT 1) UPDATE t SET a = 1", WriteKind.UPDATE, "main", "t");
   }
 
   @Test
@@ -148,6 +149,30 @@ class StatementParserTest {
         .isEqualTo(new SetSetting("ivm_skip_projection_delete", "false"));
     assertThatThrownBy(() -> StatementParser.parse("REFRESH MATERIALIZED VIEW v extra"))
         .hasMessageContaining("unexpected \"extra\"");
+  }
+
+  @Test
+  void writesInsideWithAreListed() throws SQLException {
+    Write insert =
+        (Write)
+            StatementParser.parse(
+                "WITH d AS (DELETE FROM a WHERE k = 1 RETURNING *), u AS (UPDATE s.b SET v = 1"
+                    + " RETURNING *) INSERT INTO c SELECT * FROM d");
+    assertThat(insert.kind()).isEqualTo(WriteKind.INSERT);
+    assertThat(insert.target().name()).isEqualTo("c");
+    assertThat(insert.nestedWrites())
+        .extracting(n -> n.schema() + "." + n.name())
+        .containsExactly("main.a", "s.b");
+    // a query whose only writes are nested is one of them, which cannot be captured
+    assertWrite(
+        "WITH d AS (INSERT OR IGNORE INTO a VALUES (1) RETURNING *) SELECT * FROM d",
+        WriteKind.UNCAPTURABLE,
+        "main",
+        "a");
+    assertThat(StatementParser.parse("WITH x AS (SELECT (1)) SELECT * FROM x"))
+        .isInstanceOf(Other.class);
+    assertThat(((Write) StatementParser.parse("WITH x AS (SELECT 1) DELETE FROM t")).nestedWrites())
+        .isEmpty();
   }
 
   private static void assertWrite(String sql, WriteKind kind, String schema, String name)
