@@ -322,7 +322,8 @@ public final class StatementParser {
     if (in.accept("ANALYZE")) {
       ParsedStatement analyzed = parse(in);
       if (analyzed instanceof Write write) {
-        return new Write(WriteKind.UNCAPTURABLE, write.target(), in.statement());
+        return new Write(
+            WriteKind.UNCAPTURABLE, write.target(), in.statement(), write.nestedWrites());
       }
     }
     return new Other();
@@ -432,7 +433,10 @@ public final class StatementParser {
     }
     in.next();
     return parse(in) instanceof Write prepared
-        ? new PrepareWrite(name, write(WriteKind.UNCAPTURABLE, prepared.target(), in))
+        ? new PrepareWrite(
+            name,
+            new Write(
+                WriteKind.UNCAPTURABLE, prepared.target(), in.statement(), prepared.nestedWrites()))
         : new Other();
   }
 
