@@ -27,6 +27,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * queried; a table one view reads is consumed whole, and its change counted from the writes this
  * JVM registered, which must hold every write the refresh's snapshot sees (a write that begins
  * while the refresh takes its snapshot makes it run again).
+ *
+ * <p>Each variant writes for 3 s; {@code -Divm.concurrent.seconds=N} makes it N, to stress the
+ * driver (run that way it found the failed-commit bug {@code DuckDbTransactions} fixes, and crashes
+ * DuckDB 2.0.0.1 within minutes: see {@code docs/duckdb-crash}).
  */
 class ConcurrentWritersTest {
   private static final String V1 = "SELECT id, grp, val * 2 AS doubled FROM t WHERE val > 10";
@@ -49,7 +53,8 @@ class ConcurrentWritersTest {
       }
 
       int writers = 3;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+      long seconds = Long.getLong("ivm.concurrent.seconds", 3);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       AtomicLong committed = new AtomicLong();
       AtomicLong refreshes = new AtomicLong();
       ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
@@ -78,7 +83,7 @@ class ConcurrentWritersTest {
                 }));
       }
       for (Future<?> task : tasks) {
-        task.get(60, TimeUnit.SECONDS);
+        task.get(seconds + 60, TimeUnit.SECONDS);
       }
       pool.shutdown();
 
