@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.calciteivm.core.IvmNames;
-import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.capture.CapturePlan.Steps;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
@@ -51,11 +50,10 @@ public final class CaptureRewriter {
   private static final String DELTA = IvmNames.quote("_ivm_capture_delta");
   private static final String UPDATED = IvmNames.quote("_ivm_capture_update");
   private static final String ROWID = IvmNames.quote(IvmNames.ROWID_COLUMN);
-  private static final String WEIGHT_AND_EPOCH =
-      IvmNames.quote(ZSets.WEIGHT_COLUMN) + ", " + IvmNames.quote(IvmNames.EPOCH_COLUMN);
 
   private final WriteFrame frame;
   private final TrackedTable table;
+  private final CapturedTable tables;
   private final String sql;
 
   /** The offset just past the statement's last token other than a semicolon. */
@@ -64,6 +62,7 @@ public final class CaptureRewriter {
   private CaptureRewriter(WriteFrame frame, TrackedTable table) {
     this.frame = frame;
     this.table = table;
+    this.tables = new CapturedTable(table);
     this.sql = frame.sql();
     List<SqlToken> tokens = frame.write().tokens();
     int last = tokens.size() - 1;
@@ -126,7 +125,7 @@ public final class CaptureRewriter {
         false,
         new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
         intoInsertStage(
-            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + target(),
+            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target(),
             skipped,
             orIgnore,
             conflict),
@@ -139,7 +138,7 @@ public final class CaptureRewriter {
    * target.
    */
   private CapturePlan copyFrom() {
-    Steps staged = intoInsertStage("INSERT INTO " + target(), "");
+    Steps staged = intoInsertStage("INSERT INTO " + tables.target(), "");
     return new CapturePlan(table.id(), true, false, staged, staged);
   }
 
@@ -151,7 +150,7 @@ public final class CaptureRewriter {
    */
   private Steps intoInsertStage(
       String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
-    String stage = stage("insert");
+    String stage = tables.stage("insert");
     String columns =
         table.relation().columns().stream()
             .map(
@@ -179,16 +178,16 @@ public final class CaptureRewriter {
         + " AS ("
         + insert
         + " RETURNING "
-        + returning("")
+        + tables.returning("")
         + ") "
-        + deltaInsert(captured(""), "1");
+        + tables.deltaInsert(tables.captured(""), "1", ROWS);
   }
 
   private CapturePlan delete() {
     return deleteRows(
         sql.substring(0, end),
         qualifier(),
-        "INSERT INTO " + rowidStage() + " " + selectTargetRows(""));
+        "INSERT INTO " + tables.rowidStage() + " " + selectTargetRows(""));
   }
 
   private CapturePlan truncate() {
@@ -196,7 +195,7 @@ public final class CaptureRewriter {
     return deleteRows(
         "DELETE FROM " + relation,
         IvmNames.quote(frame.target().name()),
-        "INSERT INTO " + rowidStage() + " SELECT rowid FROM " + relation);
+        "INSERT INTO " + tables.rowidStage() + " SELECT rowid FROM " + relation);
   }
 
   /**
@@ -205,7 +204,7 @@ public final class CaptureRewriter {
    * apply deletes the staged rowids, returning the rows.
    */
   private CapturePlan deleteRows(String delete, String qualifier, String stageRowids) {
-    String stage = rowidStage();
+    String stage = tables.rowidStage();
     return new CapturePlan(
         table.id(),
         false,
@@ -219,11 +218,11 @@ public final class CaptureRewriter {
                 + qualifier
                 + ".rowid AS "
                 + ROWID
-                + capturedColumns(", ", qualifier + ".")
+                + tables.capturedColumns(", ", qualifier + ".")
                 + "), "
                 + DELTA
                 + " AS ("
-                + deltaInsert(captured(""), "-1")
+                + tables.deltaInsert(tables.captured(""), "-1", ROWS)
                 + ") INSERT INTO "
                 + stage
                 + " SELECT "
@@ -231,7 +230,7 @@ public final class CaptureRewriter {
                 + " FROM "
                 + ROWS),
         new Steps(
-            rowidStageSetup(),
+            tables.rowidStageSetup(),
             stageRowids,
             RowClaims.rowidsSql(stage, ROWID),
             ImmutableList.of(
@@ -239,15 +238,15 @@ public final class CaptureRewriter {
                 "WITH "
                     + ROWS
                     + " AS (DELETE FROM "
-                    + target()
+                    + tables.target()
                     + " WHERE rowid IN (SELECT "
                     + ROWID
                     + " FROM "
                     + stage
                     + ") RETURNING "
-                    + returning("")
+                    + tables.returning("")
                     + ") "
-                    + deltaInsert(captured(""), "-1"),
+                    + tables.deltaInsert(tables.captured(""), "-1", ROWS),
                 "DELETE FROM " + stage)));
   }
 
@@ -283,7 +282,8 @@ public final class CaptureRewriter {
         assignments.keySet().stream()
             .map(i -> IvmNames.quote(columns.get(i).name()) + " = s." + newValueColumn(i))
             .collect(Collectors.joining(", "));
-    String targetRows = selectTargetRows(capturedColumns(", ", qualifier() + ".") + newValues);
+    String targetRows =
+        selectTargetRows(tables.capturedColumns(", ", qualifier() + ".") + newValues);
     return new CapturePlan(
         table.id(),
         true,
@@ -303,7 +303,7 @@ public final class CaptureRewriter {
                 + " AS ("
                 + updateFrom(ROWS, set)
                 + ") INSERT INTO "
-                + rowidStage()
+                + tables.rowidStage()
                 + " SELECT "
                 + ROWID
                 + " FROM "
@@ -327,9 +327,9 @@ public final class CaptureRewriter {
   private Steps stagedUpdate(
       String targetRows, Iterable<Integer> assigned, String newRow, String set) {
     List<Column> columns = table.relation().columns();
-    StringBuilder stageColumns = new StringBuilder(ROWID + capturedColumns(", ", ""));
+    StringBuilder stageColumns = new StringBuilder(ROWID + tables.capturedColumns(", ", ""));
     assigned.forEach(i -> stageColumns.append(", ").append(newValueColumn(i)));
-    String stage = stage("update");
+    String stage = tables.stage("update");
     String capturedDefinitions =
         table.capturedColumns().stream()
             .map(name -> columns.get(table.relation().columnIndex(name)))
@@ -358,13 +358,9 @@ public final class CaptureRewriter {
 
   /** Appends -old and +new ({@code newRow}) of the changed rows {@code rows} to the delta. */
   private String updateDelta(String rows, String newRow) {
-    return "INSERT INTO "
-        + table.deltaTable()
-        + " ("
-        + captured("")
-        + WEIGHT_AND_EPOCH
-        + ") SELECT "
-        + captured("")
+    return tables.deltaInsertHead()
+        + " SELECT "
+        + tables.captured("")
         + "-1, NULL FROM "
         + rows
         + " UNION ALL SELECT "
@@ -376,7 +372,7 @@ public final class CaptureRewriter {
   /** Updates the target by {@code set} from the changed rows {@code rows}, by rowid. */
   private String updateFrom(String rows, String set) {
     return "UPDATE "
-        + target()
+        + tables.target()
         + " AS _ivm_t SET "
         + set
         + " FROM "
@@ -390,9 +386,9 @@ public final class CaptureRewriter {
    * the rowid stage, whose rows are then claimed.
    */
   private Steps claimed(String sql) {
-    String stage = rowidStage();
+    String stage = tables.rowidStage();
     return new Steps(
-        rowidStageSetup(),
+        tables.rowidStageSetup(),
         sql,
         RowClaims.rowidsSql(stage, ROWID),
         ImmutableList.of("DELETE FROM " + stage));
@@ -463,73 +459,12 @@ public final class CaptureRewriter {
     }
   }
 
-  private String target() {
-    return table.relation().qualifiedName();
-  }
-
   /** The alias of the target, or its name if it has none, quoted. */
   private String qualifier() {
     return IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
   }
 
-  /**
-   * The connection's stage table for {@code purpose}; its name tells the table's columns and the
-   * captured columns apart, so a connection's stage from before a view made the table capture more
-   * columns, or before ALTER TABLE changed its columns, is not reused.
-   */
-  private String stage(String purpose) {
-    int shape = 31 * table.relation().columns().hashCode() + table.capturedColumns().hashCode();
-    return IvmNames.qualified(
-        "temp",
-        IvmNames.stageTable(purpose, table.id()) + "_" + Integer.toUnsignedString(shape, 36));
-  }
-
-  /** The connection's stage table of the rowids a write changed, to be claimed. */
-  private String rowidStage() {
-    return IvmNames.qualified("temp", IvmNames.stageTable("rowids", table.id()));
-  }
-
-  private ImmutableList<String> rowidStageSetup() {
-    return ImmutableList.of(
-        "CREATE TEMP TABLE IF NOT EXISTS " + rowidStage() + " (" + ROWID + " BIGINT)");
-  }
-
   private static String newValueColumn(int index) {
     return IvmNames.quote(IvmNames.NEW_VALUE_PREFIX + index);
-  }
-
-  /** The captured columns, each preceded by {@code separator} and {@code qualifier}. */
-  private String capturedColumns(String separator, String qualifier) {
-    return table.capturedColumns().stream()
-        .map(c -> separator + qualifier + IvmNames.quote(c))
-        .collect(Collectors.joining());
-  }
-
-  /** The captured columns of {@code qualifier}, each followed by a comma. */
-  private String captured(String qualifier) {
-    return table.capturedColumnsThenComma(qualifier);
-  }
-
-  /**
-   * A RETURNING list of the captured columns, each prefixed by {@code qualifier}: {@code NULL} if
-   * there are none, as a RETURNING list cannot be empty.
-   */
-  private String returning(String qualifier) {
-    String columns = capturedColumns(", ", qualifier);
-    return columns.isEmpty() ? "NULL" : columns.substring(2);
-  }
-
-  /** Appends {@code columns} (the captured columns of {@link #ROWS}) with weight {@code weight}. */
-  private String deltaInsert(String columns, String weight) {
-    return "INSERT INTO "
-        + table.deltaTable()
-        + " ("
-        + captured("")
-        + WEIGHT_AND_EPOCH
-        + ") SELECT "
-        + columns
-        + weight
-        + ", NULL FROM "
-        + ROWS;
   }
 }
