@@ -441,7 +441,7 @@ public final class StatementParser {
   }
 
   private static ParsedStatement with(TokenCursor in) throws SQLException {
-    ImmutableList<ObjectName> nested = nestedWrites(in.statement());
+    ImmutableList<ObjectName> nested = NestedWrites.of(in.statement());
     in.next();
     if (!in.skipToTopLevel(token -> WITH_BODIES.contains(token.upper()))) {
       return new Other();
@@ -469,36 +469,6 @@ public final class StatementParser {
     return nested.isEmpty() || !(body instanceof Write write)
         ? body
         : new Write(write.kind(), write.target(), write.statement(), nested);
-  }
-
-  /**
-   * The targets of the writes inside the WITH clause of {@code statement}: an INSERT, UPDATE,
-   * DELETE or MERGE that begins a parenthesized body.
-   */
-  private static ImmutableList<ObjectName> nestedWrites(SqlStatement statement)
-      throws SQLException {
-    ImmutableList.Builder<ObjectName> targets = ImmutableList.builder();
-    List<SqlToken> tokens = statement.tokens();
-    for (int i = 1; i < tokens.size(); i++) {
-      if (!tokens.get(i - 1).isSymbol("(")) {
-        continue;
-      }
-      TokenCursor at = new TokenCursor(statement, i);
-      if (at.accept("INSERT")) {
-        if (at.accept("OR")) {
-          at.next();
-        }
-        at.expect("INTO");
-      } else if (at.accept("DELETE")) {
-        at.expect("FROM");
-      } else if (at.accept("MERGE")) {
-        at.expect("INTO");
-      } else if (!at.accept("UPDATE")) {
-        continue;
-      }
-      targets.add(at.name());
-    }
-    return targets.build();
   }
 
   /** The first words of the statement a WITH clause is followed by. */

@@ -4,7 +4,6 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -274,27 +273,6 @@ public final class ViewAnalyzer {
   }
 
   /**
-   * The function the user wrote for each window function of {@code expression} that is part of
-   * Calcite's expansion of another ({@link ConstructNames#expandedWindowFunction}): the COUNT of
-   * {@code SUM(x) OVER w} is named SUM.
-   */
-  private static Map<RexOver, String> writtenWindowFunctions(RexNode expression) {
-    Map<RexOver, String> written = new HashMap<>();
-    expression.accept(
-        new RexVisitorImpl<Void>(true) {
-          @Override
-          public Void visitCall(RexCall call) {
-            String expanded = ConstructNames.expandedWindowFunction(call);
-            if (expanded != null) {
-              WindowFunctions.overs(call).forEach(over -> written.putIfAbsent(over, expanded));
-            }
-            return super.visitCall(call);
-          }
-        });
-    return written;
-  }
-
-  /**
    * Checks an expression of the window projection: each window function must have a value that
    * depends only on the rows of its partition, not on how rows that tie in its {@code ORDER BY} are
    * ordered (unless its partition and order columns hold a key of the input, so nothing ties, or
@@ -313,7 +291,7 @@ public final class ViewAnalyzer {
               + " cast to DOUBLE: AVG(CAST(x AS DOUBLE)) OVER (...),"
               + " CAST(SUM(x) AS DOUBLE) / SUM(SUM(x)) OVER ()");
     }
-    Map<RexOver, String> written = writtenWindowFunctions(expression);
+    Map<RexOver, String> written = WindowFunctions.writtenNames(expression);
     for (RexOver over : WindowFunctions.overs(expression)) {
       String name =
           "window function "

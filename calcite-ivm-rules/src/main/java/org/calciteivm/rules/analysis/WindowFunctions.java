@@ -1,8 +1,10 @@
 package org.calciteivm.rules.analysis;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.core.Project;
@@ -140,5 +142,26 @@ final class WindowFunctions {
       }
     }
     return columns;
+  }
+
+  /**
+   * The function the user wrote for each window function of {@code expression} that is part of
+   * Calcite's expansion of another ({@link ConstructNames#expandedWindowFunction}): the COUNT of
+   * {@code SUM(x) OVER w} is named SUM.
+   */
+  static Map<RexOver, String> writtenNames(RexNode expression) {
+    Map<RexOver, String> written = new HashMap<>();
+    expression.accept(
+        new RexVisitorImpl<Void>(true) {
+          @Override
+          public Void visitCall(RexCall call) {
+            String expanded = ConstructNames.expandedWindowFunction(call);
+            if (expanded != null) {
+              overs(call).forEach(over -> written.putIfAbsent(over, expanded));
+            }
+            return super.visitCall(call);
+          }
+        });
+    return written;
   }
 }
