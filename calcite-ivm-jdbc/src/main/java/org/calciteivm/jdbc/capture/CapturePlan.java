@@ -113,9 +113,13 @@ public record CapturePlan(
   /** Runs {@code sqls}; returns the first one's update count, or -1 if there are none. */
   private static long execute(Connection connection, ImmutableList<String> sqls)
       throws SQLException {
+    if (sqls.isEmpty()) {
+      return -1;
+    }
+    CaptureStatements statements = CaptureStatements.of(connection);
     long first = -1;
     for (String sql : sqls) {
-      long rows = CaptureStatements.of(connection).execute(sql);
+      long rows = statements.execute(sql);
       if (first < 0) {
         first = rows;
       }

@@ -12,7 +12,6 @@ import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.capture.CapturePlan.Steps;
 import org.calciteivm.jdbc.catalog.Column;
 import org.calciteivm.jdbc.catalog.TrackedTable;
-import org.calciteivm.jdbc.sql.SqlToken;
 import org.calciteivm.jdbc.sql.WriteFrame;
 import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -64,12 +63,7 @@ public final class CaptureRewriter {
     this.table = table;
     this.tables = new CapturedTable(table);
     this.sql = frame.sql();
-    List<SqlToken> tokens = frame.write().tokens();
-    int last = tokens.size() - 1;
-    while (last > 0 && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
-      last--;
-    }
-    this.end = tokens.get(last).end();
+    this.end = frame.end();
   }
 
   /**

@@ -446,29 +446,15 @@ public final class StatementParser {
     if (!in.skipToTopLevel(token -> WITH_BODIES.contains(token.upper()))) {
       return new Other();
     }
-    ParsedStatement body;
-    switch (in.peek().upper()) {
-      case "INSERT":
-        body = insert(in);
-        break;
-      case "UPDATE":
-        in.next();
-        body = write(WriteKind.UPDATE, in.name(), in);
-        break;
-      case "DELETE":
-        in.next();
-        in.expect("FROM");
-        body = write(WriteKind.DELETE, in.name(), in);
-        break;
-      default:
-        // a query: only its nested writes change tables, and they are not captured
-        return nested.isEmpty()
-            ? new Other()
-            : new Write(WriteKind.UNCAPTURABLE, nested.get(0), in.statement(), nested);
+    // the statement after the clause, parsed as if it stood alone (a query is Other)
+    ParsedStatement body = parse(in);
+    if (nested.isEmpty()) {
+      return body;
     }
-    return nested.isEmpty() || !(body instanceof Write write)
-        ? body
-        : new Write(write.kind(), write.target(), write.statement(), nested);
+    return body instanceof Write write
+        ? new Write(write.kind(), write.target(), write.statement(), nested)
+        // a query: only its nested writes change tables, and they are not captured
+        : new Write(WriteKind.UNCAPTURABLE, nested.get(0), in.statement(), nested);
   }
 
   /** The first words of the statement a WITH clause is followed by. */

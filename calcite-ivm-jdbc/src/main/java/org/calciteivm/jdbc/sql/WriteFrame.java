@@ -99,14 +99,15 @@ public record WriteFrame(
     return text.append(sql(), at, end).toString();
   }
 
+  /** The offset just past the statement's last token other than a semicolon. */
+  public int end() {
+    return write.tokens().get(lastToken()).end();
+  }
+
   /** Whether the statement's last tokens, before any semicolons, are {@code keywords}. */
   public boolean endsWith(String... keywords) {
     List<SqlToken> tokens = write.tokens();
-    int last = tokens.size() - 1;
-    while (last > 0 && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
-      last--;
-    }
-    int first = last - keywords.length + 1;
+    int first = lastToken() - keywords.length + 1;
     if (first < 0) {
       return false;
     }
@@ -116,5 +117,15 @@ public record WriteFrame(
       }
     }
     return true;
+  }
+
+  /** The index of the statement's last token other than a semicolon. */
+  private int lastToken() {
+    List<SqlToken> tokens = write.tokens();
+    int last = tokens.size() - 1;
+    while (last > 0 && tokens.get(last).kind() == SqlToken.Kind.SEMICOLON) {
+      last--;
+    }
+    return last;
   }
 }
