@@ -150,7 +150,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           stage.execute();
           long rows = stage.getLargeUpdateCount();
           long applied = capture.apply(duckDb);
-          return capture.skipsConflicts() ? applied : rows;
+          return capture.countsApplied() ? applied : rows;
         });
   }
 
@@ -167,8 +167,8 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           capture.setUp(duckDb);
           int[] counts = delegate.executeBatch();
           capture.apply(duckDb);
-          if (capture.skipsConflicts()) {
-            // the rows each statement of the batch skipped are not known, only their sum
+          if (capture.countsApplied()) {
+            // the rows each statement of the batch wrote are not known, only their sum
             Arrays.fill(counts, Statement.SUCCESS_NO_INFO);
           }
           return counts;

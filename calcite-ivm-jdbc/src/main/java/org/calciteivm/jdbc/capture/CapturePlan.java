@@ -28,22 +28,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     closes a prepared statement whose execution fails, and a write that conflicted is run again
  *     on the same statement. It stages the changed rows, which {@link #apply} then claims and
  *     applies to the table and its delta.
- * @param skipsConflicts an INSERT that skips the rows whose key is taken ({@code INSERT OR IGNORE},
- *     {@code ON CONFLICT DO NOTHING}): prepared, its stage holds every row, and its update count is
- *     the rows {@link #apply} inserted
  */
 public record CapturePlan(
-    int tableId,
-    boolean inserts,
-    boolean deletes,
-    Steps direct,
-    Steps prepared,
-    boolean skipsConflicts) {
-
-  /** A plan whose prepared form counts the rows it staged. */
-  public CapturePlan(int tableId, boolean inserts, boolean deletes, Steps direct, Steps prepared) {
-    this(tableId, inserts, deletes, direct, prepared, false);
-  }
+    int tableId, boolean inserts, boolean deletes, Steps direct, Steps prepared) {
 
   /**
    * The statements of one form, run in this order in one transaction.
@@ -54,12 +41,35 @@ public record CapturePlan(
    *     new rows only
    * @param applySql run after the claims: apply the staged change (if {@code sql} did not) and
    *     empty the stage
+   * @param countedApply the index in {@code applySql} of the statement whose update count is the
+   *     write's, or -1 for {@code sql}'s: an INSERT whose staged rows are all of the rows it
+   *     proposes, of which the apply decides which insert, are skipped ({@code INSERT OR IGNORE},
+   *     {@code ON CONFLICT DO NOTHING}) or update a row ({@code OR REPLACE}, {@code DO UPDATE})
    */
   public record Steps(
       ImmutableList<String> setupSql,
       String sql,
       @Nullable String claimSql,
-      ImmutableList<String> applySql) {}
+      ImmutableList<String> applySql,
+      int countedApply) {
+
+    /** Steps whose update count is {@code sql}'s. */
+    public Steps(
+        ImmutableList<String> setupSql,
+        String sql,
+        @Nullable String claimSql,
+        ImmutableList<String> applySql) {
+      this(setupSql, sql, claimSql, applySql, -1);
+    }
+  }
+
+  /**
+   * Whether the prepared form's update count is that of a statement of its apply rather than of its
+   * stage statement ({@link Steps#countedApply}).
+   */
+  public boolean countsApplied() {
+    return prepared.countedApply() >= 0;
+  }
 
   /** The statement a prepared statement prepares: it stages the write's rows. */
   public String stageSql() {
@@ -73,8 +83,8 @@ public record CapturePlan(
 
   /**
    * Claims the rows {@link #stageSql()} staged, then applies them; call inside the transaction that
-   * staged them. Returns the update count of the apply's first statement (for an INSERT, the rows
-   * it inserted), or -1 if it has none.
+   * staged them. Returns the update count of the apply's counted statement ({@link
+   * Steps#countedApply}), or -1 if it has none.
    *
    * @throws RowClaims.RowConflictException if a concurrent transaction changes some of the rows
    */
@@ -86,8 +96,8 @@ public record CapturePlan(
   public long run(Connection connection) throws SQLException {
     setUp(connection, direct);
     long rows = CaptureStatements.of(connection).execute(direct.sql());
-    finish(connection, direct);
-    return rows;
+    long applied = finish(connection, direct);
+    return direct.countedApply() < 0 ? rows : applied;
   }
 
   /**
@@ -107,23 +117,14 @@ public record CapturePlan(
     if (steps.claimSql() != null) {
       RowClaims.claimStaged(CaptureStatements.of(connection), tableId, steps.claimSql());
     }
-    return execute(connection, steps.applySql());
-  }
-
-  /** Runs {@code sqls}; returns the first one's update count, or -1 if there are none. */
-  private static long execute(Connection connection, ImmutableList<String> sqls)
-      throws SQLException {
-    if (sqls.isEmpty()) {
-      return -1;
-    }
     CaptureStatements statements = CaptureStatements.of(connection);
-    long first = -1;
-    for (String sql : sqls) {
-      long rows = statements.execute(sql);
-      if (first < 0) {
-        first = rows;
+    long counted = -1;
+    for (int i = 0; i < steps.applySql().size(); i++) {
+      long rows = statements.execute(steps.applySql().get(i));
+      if (i == steps.countedApply()) {
+        counted = rows;
       }
     }
-    return first;
+    return counted;
   }
 }

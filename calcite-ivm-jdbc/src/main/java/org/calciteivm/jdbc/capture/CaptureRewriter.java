@@ -94,36 +94,35 @@ public final class CaptureRewriter {
    * An INSERT, also {@code INSERT OR IGNORE} and {@code ON CONFLICT ... DO NOTHING}: they add the
    * rows they return and leave the others alone. Prepared, the rows are staged without the clause
    * (the stage has no keys) and inserted from the stage with it, which skips the same rows (DuckDB
-   * keeps the first of the rows of one statement that share a key).
+   * keeps the first of the rows of one statement that share a key). Upserts ({@code OR REPLACE},
+   * {@code DO UPDATE}) are {@link UpsertCapture}'s.
    */
   private CapturePlan insert() throws SQLException {
     refuseReturning();
-    WriteFrame.Range conflict = frame.onConflict();
-    if (conflict != null && !frame.endsWith("DO", "NOTHING")) {
-      throw new SQLFeatureNotSupportedException(
-          "INSERT ... ON CONFLICT ... DO UPDATE on "
-              + table.relation().displayName()
-              + " cannot be captured yet: it is read by a materialized view;"
-              + " use ON CONFLICT DO NOTHING, or UPDATE for existing rows and INSERT for new ones",
-          "0A000");
+    if (frame.upserts()) {
+      return new UpsertCapture(frame, table, tables).plan();
     }
     // the INSERT's text without the trailing semicolon or comment that would end or swallow what
     // follows it
     String insert = sql.substring(0, end);
-    WriteFrame.Range orIgnore = frame.orIgnore();
-    String skipped = conflict == null ? "" : " " + sql.substring(conflict.start(), end);
+    WriteFrame.Range orIgnore = frame.insertOr();
+    WriteFrame.OnConflict conflict = frame.onConflict();
+    String skipped = conflict == null ? "" : " " + sql.substring(conflict.clause().start(), end);
+    Steps staged =
+        intoInsertStage(
+            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target(),
+            skipped,
+            orIgnore,
+            conflict == null ? null : conflict.clause());
     // new rows claim nothing: no other transaction sees them before this one commits
     return new CapturePlan(
         table.id(),
         true,
         false,
         new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
-        intoInsertStage(
-            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target(),
-            skipped,
-            orIgnore,
-            conflict),
-        orIgnore != null || conflict != null);
+        orIgnore == null && conflict == null
+            ? staged
+            : new Steps(staged.setupSql(), staged.sql(), null, staged.applySql(), 0));
   }
 
   /**
@@ -144,20 +143,9 @@ public final class CaptureRewriter {
    */
   private Steps intoInsertStage(
       String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
-    String stage = tables.stage("insert");
-    String columns =
-        table.relation().columns().stream()
-            .map(
-                c ->
-                    IvmNames.quote(c.name())
-                        + " "
-                        + c.dataType()
-                        + (c.defaultExpression() == null
-                            ? ""
-                            : " DEFAULT " + c.defaultExpression()))
-            .collect(Collectors.joining(", "));
+    String stage = tables.insertStage();
     return new Steps(
-        ImmutableList.of("CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columns + ")"),
+        ImmutableList.of(tables.insertStageSetup()),
         frame.retargeted(stage, end, leftOut),
         null,
         ImmutableList.of(

@@ -37,6 +37,41 @@ final class CapturedTable {
         IvmNames.stageTable(purpose, table.id()) + "_" + Integer.toUnsignedString(shape, 36));
   }
 
+  /** The connection's stage of the rows an INSERT or COPY proposes. */
+  String insertStage() {
+    return stage("insert");
+  }
+
+  /**
+   * Creates {@link #insertStage()} if the connection has none: a temporary table of the target's
+   * columns and defaults, so that an INSERT that names some columns fills the others as the target
+   * would.
+   */
+  String insertStageSetup() {
+    return "CREATE TEMP TABLE IF NOT EXISTS "
+        + insertStage()
+        + " ("
+        + columnDefinitions(true)
+        + ")";
+  }
+
+  /**
+   * The target's columns with their types, and their defaults if {@code withDefaults}, for the
+   * definition of a stage table.
+   */
+  String columnDefinitions(boolean withDefaults) {
+    return table.relation().columns().stream()
+        .map(
+            c ->
+                IvmNames.quote(c.name())
+                    + " "
+                    + c.dataType()
+                    + (!withDefaults || c.defaultExpression() == null
+                        ? ""
+                        : " DEFAULT " + c.defaultExpression()))
+        .collect(Collectors.joining(", "));
+  }
+
   /** The connection's stage table of the rowids a write changed, to be claimed. */
   String rowidStage() {
     return IvmNames.qualified("temp", IvmNames.stageTable("rowids", table.id()));

@@ -71,8 +71,8 @@ public final class ChangeCapture {
               + " cannot be captured, and "
               + ViewEntry.dependents(
                   catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
-              + ": use INSERT, UPDATE, DELETE or TRUNCATE"
-              + " (MERGE, INSERT OR REPLACE, writes inside WITH, writes prepared by"
+              + ": use INSERT (also OR IGNORE, OR REPLACE, ON CONFLICT), UPDATE, DELETE or TRUNCATE"
+              + " (MERGE, writes inside WITH, writes prepared by"
               + " SQL PREPARE, which a JDBC PreparedStatement replaces, and EXPLAIN ANALYZE are not"
               + " captured)",
           "0A000");

@@ -176,7 +176,10 @@ public sealed interface ParsedStatement {
 
   /** The kinds of row-changing statements. */
   enum WriteKind {
-    /** {@code INSERT INTO}. */
+    /**
+     * {@code INSERT INTO}, also {@code INSERT OR IGNORE}, {@code OR REPLACE} and {@code ON
+     * CONFLICT}.
+     */
     INSERT,
     /** {@code UPDATE}. */
     UPDATE,
@@ -186,7 +189,7 @@ public sealed interface ParsedStatement {
     TRUNCATE,
     /** {@code COPY ... FROM}: captured as an insert of the rows it loads. */
     COPY,
-    /** A write the driver cannot capture: {@code MERGE INTO}, {@code INSERT OR REPLACE}, ... */
+    /** A write the driver cannot capture: {@code MERGE INTO}, writes inside WITH, ... */
     UNCAPTURABLE
   }
 }

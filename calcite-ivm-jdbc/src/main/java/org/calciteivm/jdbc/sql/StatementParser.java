@@ -396,15 +396,15 @@ public final class StatementParser {
 
   private static ParsedStatement insert(TokenCursor in) throws SQLException {
     in.next();
-    // INSERT OR REPLACE is an upsert whose effect on existing rows is not captured; INSERT OR
-    // IGNORE leaves them alone
-    boolean upsert = false;
+    // INSERT OR IGNORE and INSERT OR REPLACE are captured (WriteFrameParser); DuckDB has no other
+    boolean known = true;
     if (in.accept("OR")) {
-      upsert = in.peek() == null || !in.peek().isKeyword("IGNORE");
+      known =
+          in.peek() != null && (in.peek().isKeyword("IGNORE") || in.peek().isKeyword("REPLACE"));
       in.next();
     }
     in.expect("INTO");
-    return write(upsert ? WriteKind.UNCAPTURABLE : WriteKind.INSERT, in.name(), in);
+    return write(known ? WriteKind.INSERT : WriteKind.UNCAPTURABLE, in.name(), in);
   }
 
   private static ParsedStatement copy(TokenCursor in) throws SQLException {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
@@ -18,17 +19,18 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * @param write the statement, its kind and target
  * @param with the WITH clause an UPDATE or DELETE begins with, up to its UPDATE or DELETE, or null
- * @param alias the target's alias (UPDATE, DELETE), or null
+ * @param alias the target's alias (UPDATE, DELETE, and an INSERT's {@code AS alias}), or null
  * @param relation the target with its alias, as written
- * @param assignments an UPDATE's SET list, in its order; empty for other writes
+ * @param assignments an UPDATE's SET list, or the SET list of an INSERT's {@code ON CONFLICT ... DO
+ *     UPDATE}, in its order; empty for other writes
  * @param rest the statement after its head (the target, its alias and an UPDATE's SET list) to the
  *     end of the text: the clauses that choose the rows (USING, FROM, WHERE) and any after them
  * @param joined when the rest begins with the relations joined to the target (USING of a DELETE,
  *     FROM of an UPDATE): the rest after that keyword; else null
  * @param returning whether the statement has a RETURNING clause
- * @param orIgnore the {@code OR IGNORE} of an {@code INSERT OR IGNORE}, or null
- * @param onConflict an INSERT's ON CONFLICT clause, from its ON to the end of the statement (or its
- *     RETURNING), or null
+ * @param insertOr the {@code OR IGNORE} or {@code OR REPLACE} right after an INSERT's {@code
+ *     INSERT}, or null
+ * @param onConflict an INSERT's ON CONFLICT clause, or null
  */
 public record WriteFrame(
     Write write,
@@ -39,8 +41,8 @@ public record WriteFrame(
     Range rest,
     @Nullable Range joined,
     boolean returning,
-    @Nullable Range orIgnore,
-    @Nullable Range onConflict) {
+    @Nullable Range insertOr,
+    @Nullable OnConflict onConflict) {
 
   /**
    * A part of the statement's text.
@@ -49,6 +51,15 @@ public record WriteFrame(
    * @param end offset just past its last character
    */
   public record Range(int start, int end) {}
+
+  /**
+   * An INSERT's {@code ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]}.
+   *
+   * @param clause its text, from its ON to the end of the statement or its RETURNING
+   * @param target the columns its conflict target names, as written; empty if it names none
+   * @param updates whether it is {@code DO UPDATE} (whose SET list is the frame's assignments)
+   */
+  public record OnConflict(Range clause, ImmutableList<SqlToken> target, boolean updates) {}
 
   /**
    * One {@code column = value} of a SET list.
@@ -61,6 +72,41 @@ public record WriteFrame(
   /** What the write does. */
   public WriteKind kind() {
     return write.kind();
+  }
+
+  /**
+   * Whether the write is an upsert: an INSERT that updates the existing row whose key a new row
+   * takes ({@code INSERT OR REPLACE}, {@code ON CONFLICT ... DO UPDATE}).
+   */
+  public boolean upserts() {
+    return (insertOr != null && text(insertOr).toUpperCase(Locale.ROOT).endsWith("REPLACE"))
+        || (onConflict != null && onConflict.updates());
+  }
+
+  /** How an INSERT matches the values it inserts to the target's columns. */
+  public enum InsertColumns {
+    /** Every column, in the table's order. */
+    ALL,
+    /** The columns of the list after the target (and its alias); the others take defaults. */
+    LISTED,
+    /** {@code BY NAME}: the columns the query's names match. */
+    BY_NAME
+  }
+
+  /** How an INSERT matches the values it inserts to the target's columns. */
+  public InsertColumns insertColumns() {
+    List<SqlToken> tokens = write.tokens();
+    int next = write.statement().tokenIndexAt(relation.end());
+    if (next < tokens.size() && tokens.get(next).isKeyword("BY")) {
+      return InsertColumns.BY_NAME;
+    }
+    // a column list, not a parenthesized query: its first column is followed by , or )
+    return next + 2 < tokens.size()
+            && tokens.get(next).isSymbol("(")
+            && tokens.get(next + 1).isIdentifier()
+            && (tokens.get(next + 2).isSymbol(",") || tokens.get(next + 2).isSymbol(")"))
+        ? InsertColumns.LISTED
+        : InsertColumns.ALL;
   }
 
   /** The table it writes, with its position in the text. */
@@ -102,21 +148,6 @@ public record WriteFrame(
   /** The offset just past the statement's last token other than a semicolon. */
   public int end() {
     return write.tokens().get(lastToken()).end();
-  }
-
-  /** Whether the statement's last tokens, before any semicolons, are {@code keywords}. */
-  public boolean endsWith(String... keywords) {
-    List<SqlToken> tokens = write.tokens();
-    int first = lastToken() - keywords.length + 1;
-    if (first < 0) {
-      return false;
-    }
-    for (int i = 0; i < keywords.length; i++) {
-      if (!tokens.get(first + i).isKeyword(keywords[i])) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The index of the statement's last token other than a semicolon. */

@@ -7,6 +7,7 @@ import java.util.List;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
+import org.calciteivm.jdbc.sql.WriteFrame.OnConflict;
 import org.calciteivm.jdbc.sql.WriteFrame.Range;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -35,13 +36,7 @@ public final class WriteFrameParser {
     int afterTarget = write.statement().tokenIndexAt(write.target().end());
     switch (write.kind()) {
       case INSERT:
-        return parser.frame(
-            parser.noAlias(afterTarget),
-            ImmutableList.of(),
-            afterTarget,
-            null,
-            parser.orIgnore(),
-            parser.onConflict(afterTarget));
+        return parser.insert(afterTarget);
       case UPDATE:
         return parser.update(afterTarget);
       case DELETE:
@@ -54,6 +49,62 @@ public final class WriteFrameParser {
       default:
         throw new IllegalStateException("not a capturable write: " + write.kind());
     }
+  }
+
+  private WriteFrame insert(int afterTarget) throws SQLException {
+    // only AS introduces an INSERT's alias: a word right after the target begins its body
+    Alias alias =
+        afterTarget < tokens.size() && tokens.get(afterTarget).isKeyword("AS")
+            ? alias(afterTarget)
+            : noAlias(afterTarget);
+    int on = onConflict(alias.next);
+    if (on < 0) {
+      return frame(alias, ImmutableList.of(), alias.next, null, insertOr(), null);
+    }
+    int returning = topLevel(on, "RETURNING");
+    Range clause =
+        new Range(
+            tokens.get(on).start(), returning < 0 ? sql.length() : tokens.get(returning).start());
+    int end = returning < 0 ? tokens.size() : returning;
+    int i = on + 2;
+    ImmutableList.Builder<SqlToken> target = ImmutableList.builder();
+    if (tokens.get(i).isSymbol("(")) {
+      for (i++; i < end && !tokens.get(i).isSymbol(")"); i++) {
+        SqlToken token = tokens.get(i);
+        if (token.isIdentifier()) {
+          target.add(token);
+        } else if (!token.isSymbol(",")) {
+          throw conflictClauseNotCaptured();
+        }
+      }
+      i++;
+    }
+    if (i + 1 >= end || !tokens.get(i).isKeyword("DO")) {
+      throw conflictClauseNotCaptured();
+    }
+    OnConflict conflict;
+    ImmutableList<Assignment> assignments = ImmutableList.of();
+    if (tokens.get(i + 1).isKeyword("NOTHING")) {
+      conflict = new OnConflict(clause, target.build(), false);
+    } else if (tokens.get(i + 1).isKeyword("UPDATE")
+        && i + 2 < end
+        && tokens.get(i + 2).isKeyword("SET")) {
+      int where = write.statement().topLevel(i + 3, end, token -> token.isKeyword("WHERE"));
+      assignments = assignments(i + 3, where < 0 ? end : where);
+      conflict = new OnConflict(clause, target.build(), true);
+    } else {
+      throw conflictClauseNotCaptured();
+    }
+    return frame(alias, assignments, alias.next, null, insertOr(), conflict);
+  }
+
+  private SQLException conflictClauseNotCaptured() {
+    return new SQLFeatureNotSupportedException(
+        "INSERT INTO "
+            + write.target()
+            + ": this ON CONFLICT clause cannot be captured; write ON CONFLICT [(columns)] DO"
+            + " NOTHING or DO UPDATE SET ...",
+        "0A000");
   }
 
   private WriteFrame update(int afterTarget) throws SQLException {
@@ -78,8 +129,8 @@ public final class WriteFrameParser {
       ImmutableList<Assignment> assignments,
       int rest,
       @Nullable String joinKeyword,
-      @Nullable Range orIgnore,
-      @Nullable Range onConflict) {
+      @Nullable Range insertOr,
+      @Nullable OnConflict onConflict) {
     boolean hasRest = rest < tokens.size();
     @Nullable Range joined = null;
     if (hasRest && joinKeyword != null && tokens.get(rest).isKeyword(joinKeyword)) {
@@ -94,7 +145,7 @@ public final class WriteFrameParser {
         new Range(hasRest ? tokens.get(rest).start() : sql.length(), sql.length()),
         joined,
         topLevel(rest, "RETURNING") >= 0,
-        orIgnore,
+        insertOr,
         onConflict);
   }
 
@@ -106,7 +157,11 @@ public final class WriteFrameParser {
       SqlToken column = tokens.get(i);
       if (!column.isIdentifier()) {
         throw new SQLFeatureNotSupportedException(
-            "UPDATE " + write.target() + ": SET " + column.text() + " cannot be captured yet",
+            (write.kind() == WriteKind.UPDATE ? "UPDATE " : "INSERT INTO ")
+                + write.target()
+                + ": SET "
+                + column.text()
+                + " cannot be captured yet",
             "0A000");
       }
       int j = i + 1;
@@ -173,33 +228,35 @@ public final class WriteFrameParser {
     return body < 0 ? null : new Range(0, tokens.get(body).start());
   }
 
-  /** The {@code OR IGNORE} right after an INSERT's {@code INSERT}, or null. */
-  private @Nullable Range orIgnore() {
-    if (tokens.size() > 2 && tokens.get(1).isKeyword("OR") && tokens.get(2).isKeyword("IGNORE")) {
+  /**
+   * The {@code OR IGNORE} or {@code OR REPLACE} right after an INSERT's {@code INSERT}, or null.
+   */
+  private @Nullable Range insertOr() {
+    if (tokens.size() > 2
+        && tokens.get(1).isKeyword("OR")
+        && (tokens.get(2).isKeyword("IGNORE") || tokens.get(2).isKeyword("REPLACE"))) {
       return new Range(tokens.get(1).start(), tokens.get(2).end());
     }
     return null;
   }
 
   /**
-   * The INSERT's {@code ON CONFLICT} clause after token {@code from}, to the end of the statement
-   * or its RETURNING, or null: an {@code ON} outside parentheses followed by {@code CONFLICT}. The
-   * {@code ON} of a join in the inserted query is followed by its condition ({@code ON conflict =
-   * 1} compares a column named so).
+   * The index of the INSERT's {@code ON} of its {@code ON CONFLICT} clause after token {@code
+   * from}, or -1: an {@code ON} outside parentheses followed by {@code CONFLICT}. The {@code ON} of
+   * a join in the inserted query is followed by its condition ({@code ON conflict = 1} compares a
+   * column named so).
    */
-  private @Nullable Range onConflict(int from) {
+  private int onConflict(int from) {
     for (int on = topLevel(from, "ON"); on >= 0; on = topLevel(on + 1, "ON")) {
       if (on + 2 < tokens.size()
           && tokens.get(on + 1).isKeyword("CONFLICT")
           && (tokens.get(on + 2).isSymbol("(")
               || tokens.get(on + 2).isKeyword("DO")
               || tokens.get(on + 2).isKeyword("ON"))) {
-        int returning = topLevel(on, "RETURNING");
-        return new Range(
-            tokens.get(on).start(), returning < 0 ? sql.length() : tokens.get(returning).start());
+        return on;
       }
     }
-    return null;
+    return -1;
   }
 
   /** The index of the first of {@code keywords} outside parentheses from {@code from}, or -1. */

@@ -1,6 +1,7 @@
 package org.calciteivm.jdbc.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.io.IOException;
@@ -91,7 +92,28 @@ class CaptureFormsTest {
             "INSERT INTO p (k, s) VALUES (2, ?), (9, 'nine'), (9, 'ninety') ON CONFLICT (k) DO"
                 + " NOTHING;",
             List.of("'two'")),
-        Arguments.of("INSERT OR IGNORE INTO p VALUES (3, ?, 'x'), (4, 1, NULL)", List.of("30")));
+        Arguments.of("INSERT OR IGNORE INTO p VALUES (3, ?, 'x'), (4, 1, NULL)", List.of("30")),
+        // upserts: existing rows updated (or left alone where DO UPDATE's WHERE is false), new rows
+        // inserted, a column list's other columns at their defaults in EXCLUDED
+        Arguments.of("INSERT OR REPLACE INTO p VALUES (?, 11, 'r'), (7, 70, 'new')", List.of("1")),
+        Arguments.of(
+            "INSERT INTO p VALUES (2, ?, 'u'), (8, 80, 'n') ON CONFLICT (k) DO UPDATE"
+                + " SET v = excluded.v, s = excluded.s",
+            List.of("21")),
+        Arguments.of(
+            "INSERT INTO p AS x (k, v) VALUES (1, ?), (3, 5), (6, 6) ON CONFLICT DO UPDATE"
+                + " SET v = x.v + excluded.v, s = excluded.s WHERE x.v IS NOT NULL",
+            List.of("1")),
+        Arguments.of(
+            "INSERT INTO p SELECT k, v + ?, 'c' FROM p ON CONFLICT (k) DO UPDATE"
+                + " SET s = excluded.s || p.s",
+            List.of("1")),
+        Arguments.of(
+            "INSERT INTO p VALUES (?, 1, 'x') ON CONFLICT (k) DO UPDATE SET v = p.v + 1; -- new",
+            List.of("9")),
+        Arguments.of(
+            "INSERT INTO p VALUES (?, 1, 'x') ON CONFLICT (k) DO UPDATE SET v = 5 WHERE false",
+            List.of("2")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -142,6 +164,72 @@ class CaptureFormsTest {
       }
       assertThat(TestRows.of(ivm, "SELECT k FROM t WHERE k IN (1, 4)")).isEmpty();
       assertViewsMatch(ivm, "batch");
+    }
+  }
+
+  /**
+   * A prepared upsert's batch is applied as one upsert: rows with distinct keys apply, and a key
+   * proposed twice fails the batch (one upsert would keep the first row, the batch means the last)
+   * and changes nothing.
+   */
+  @Test
+  void upsertBatchesApplyAsOneStatement() throws SQLException {
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
+      setUp(ivm);
+      createViews(ivm);
+      try (PreparedStatement upsert =
+          ivm.prepareStatement(
+              "INSERT INTO p VALUES (?, ?, 'b') ON CONFLICT (k) DO UPDATE SET v = excluded.v")) {
+        for (int[] row : new int[][] {{1, 100}, {5, 500}}) {
+          upsert.setInt(1, row[0]);
+          upsert.setInt(2, row[1]);
+          upsert.addBatch();
+        }
+        assertThat(upsert.executeBatch())
+            .containsExactly(Statement.SUCCESS_NO_INFO, Statement.SUCCESS_NO_INFO);
+        List<String> before = TestRows.of(ivm, "SELECT * FROM p ORDER BY k");
+        assertThat(before).contains("1|100|a|", "5|500|b|");
+        for (int v : new int[] {1, 2}) {
+          upsert.setInt(1, 2);
+          upsert.setInt(2, v);
+          upsert.addBatch();
+        }
+        SQLException twice = catchThrowableOfType(SQLException.class, upsert::executeBatch);
+        assertThat(twice.getMessage()).contains("proposes the key (k) = (2) more than once");
+        assertThat(TestRows.of(ivm, "SELECT * FROM p ORDER BY k")).isEqualTo(before);
+      }
+      assertViewsMatch(ivm, "upsert batches");
+    }
+  }
+
+  /** Upserts whose change cannot be paired by key are refused, and change nothing. */
+  @Test
+  void upsertsThatCannotBeCapturedAreRefused() throws SQLException {
+    try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:")) {
+      setUp(ivm);
+      createViews(ivm);
+      List<String> p = TestRows.of(ivm, "SELECT * FROM p ORDER BY k");
+      List<String> t = TestRows.of(ivm, "SELECT * FROM t ORDER BY ALL");
+      assertThatThrownBy(() -> execute(ivm, "INSERT OR REPLACE INTO p (k, v) VALUES (1, 2)"))
+          .hasMessageContaining("it names the columns it replaces");
+      assertThatThrownBy(
+              () ->
+                  execute(
+                      ivm,
+                      "INSERT INTO p BY NAME SELECT 1 AS k ON CONFLICT DO" + " UPDATE SET v = 0"))
+          .hasMessageContaining("it inserts BY NAME");
+      assertThatThrownBy(
+              () ->
+                  execute(
+                      ivm, "INSERT INTO p VALUES (1, 2, 'x') ON CONFLICT (k) DO UPDATE SET K = 5"))
+          .hasMessageContaining("it sets K, a column of its conflict target");
+      assertThatThrownBy(
+              () ->
+                  execute(
+                      ivm, "INSERT INTO t VALUES (1, 2, 'x', 'y') ON CONFLICT DO UPDATE SET v = 0"))
+          .hasMessageContaining("has no conflict target and the table no PRIMARY KEY");
+      assertThat(TestRows.of(ivm, "SELECT * FROM p ORDER BY k")).isEqualTo(p);
+      assertThat(TestRows.of(ivm, "SELECT * FROM t ORDER BY ALL")).isEqualTo(t);
     }
   }
 

@@ -59,7 +59,7 @@ class StatementParserTest {
 
   @Test
   void writesThatCannotBeCapturedAreMarked() throws SQLException {
-    assertWrite("INSERT OR REPLACE INTO t VALUES (1)", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("INSERT OR REPLACE INTO t VALUES (1)", WriteKind.INSERT, "main", "t");
     assertWrite("INSERT OR IGNORE INTO t VALUES (1)", WriteKind.INSERT, "main", "t");
     assertWrite("COPY t FROM 'x.csv'", WriteKind.COPY, "main", "t");
     assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.UNCAPTURABLE, "main", "t");

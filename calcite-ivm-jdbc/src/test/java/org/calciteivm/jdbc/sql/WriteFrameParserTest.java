@@ -60,20 +60,50 @@ class WriteFrameParserTest {
     assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON conflict = 1").onConflict()).isNull();
     assertThat(frame("INSERT INTO t SELECT * FROM a JOIN b ON (a.x = b.x)").onConflict()).isNull();
     WriteFrame nothing = frame("INSERT INTO t SELECT 1 ON CONFLICT DO NOTHING;");
-    assertThat(nothing.text(nothing.onConflict())).isEqualTo("ON CONFLICT DO NOTHING;");
-    assertThat(frame("INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 1").onConflict())
-        .isNotNull();
+    assertThat(nothing.text(nothing.onConflict().clause())).isEqualTo("ON CONFLICT DO NOTHING;");
+    assertThat(nothing.onConflict().updates()).isFalse();
+    assertThat(nothing.upserts()).isFalse();
     assertThat(
             frame("INSERT INTO t SELECT * FROM a JOIN b ON a.x = b.x ON CONFLICT DO NOTHING")
                 .onConflict())
         .isNotNull();
     WriteFrame returning = frame("INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING RETURNING *");
-    assertThat(returning.text(returning.onConflict())).isEqualTo("ON CONFLICT DO NOTHING ");
+    assertThat(returning.text(returning.onConflict().clause()))
+        .isEqualTo("ON CONFLICT DO NOTHING ");
     assertThat(frame("INSERT INTO t VALUES (1) RETURNING *").returning()).isTrue();
     WriteFrame ignore = frame("INSERT OR IGNORE INTO t VALUES (1)");
-    assertThat(ignore.text(ignore.orIgnore())).isEqualTo("OR IGNORE");
+    assertThat(ignore.text(ignore.insertOr())).isEqualTo("OR IGNORE");
     assertThat(ignore.onConflict()).isNull();
-    assertThat(frame("INSERT INTO t VALUES (1)").orIgnore()).isNull();
+    assertThat(ignore.upserts()).isFalse();
+    assertThat(frame("INSERT INTO t VALUES (1)").insertOr()).isNull();
+    assertThat(frame("INSERT OR REPLACE INTO t VALUES (1)").upserts()).isTrue();
+  }
+
+  @Test
+  void upsertsReadTheirConflictTargetAndSetList() throws SQLException {
+    WriteFrame update =
+        frame(
+            "INSERT INTO t AS x (a, b) VALUES (1, 2) ON CONFLICT (a, \"B\") DO UPDATE"
+                + " SET b = x.b + excluded.b, c = (SELECT 1 WHERE 1 = 1) WHERE x.b < 9 RETURNING a");
+    assertThat(update.upserts()).isTrue();
+    assertThat(update.alias()).isEqualTo("x");
+    assertThat(update.insertColumns()).isEqualTo(WriteFrame.InsertColumns.LISTED);
+    assertThat(update.onConflict().target())
+        .extracting(SqlToken::identifier)
+        .containsExactly("a", "B");
+    assertThat(update.assignments())
+        .extracting(a -> a.column().identifier() + "=" + update.text(a.value()))
+        .containsExactly("b=x.b + excluded.b", "c=(SELECT 1 WHERE 1 = 1)");
+    assertThat(update.text(update.onConflict().clause())).endsWith("WHERE x.b < 9 ");
+    assertThat(frame("INSERT INTO t BY NAME SELECT 1 AS a").insertColumns())
+        .isEqualTo(WriteFrame.InsertColumns.BY_NAME);
+    assertThat(frame("INSERT INTO t (SELECT 1)").insertColumns())
+        .isEqualTo(WriteFrame.InsertColumns.ALL);
+    assertThatThrownBy(() -> frame("INSERT INTO t VALUES (1) ON CONFLICT (lower(a)) DO NOTHING"))
+        .hasMessageContaining("this ON CONFLICT clause cannot be captured");
+    assertThatThrownBy(
+            () -> frame("INSERT INTO t VALUES (1) ON CONFLICT DO UPDATE SET (a, b) = (1, 2)"))
+        .hasMessageContaining("INSERT INTO t: SET ( cannot be captured yet");
   }
 
   @Test

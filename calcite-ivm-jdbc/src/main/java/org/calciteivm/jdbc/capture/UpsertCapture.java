@@ -1,0 +1,236 @@
+package org.calciteivm.jdbc.capture;
+
+import com.google.common.collect.ImmutableList;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.capture.CapturePlan.Steps;
+import org.calciteivm.jdbc.catalog.Column;
+import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.sql.SqlToken;
+import org.calciteivm.jdbc.sql.WriteFrame;
+import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
+import org.calciteivm.jdbc.sql.WriteFrame.InsertColumns;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The capture of an upsert, an INSERT that updates the existing row whose key a proposed row takes:
+ * {@code INSERT OR REPLACE}, or {@code INSERT ... ON CONFLICT [(columns)] DO UPDATE SET ... [WHERE
+ * ...]}. Both forms stage the proposed rows (the user's INSERT without its {@code OR REPLACE} or ON
+ * CONFLICT clause, into the insert stage, which fills unnamed columns with their defaults as the
+ * target would), claim the existing rows whose key a staged row takes, and then:
+ *
+ * <ol>
+ *   <li>copy those rows, as they are, to the old-rows stage;
+ *   <li>run the upsert from the insert stage with the user's clause, and stage the rows it returns:
+ *       those it inserted and those it updated, as stored. Its update count is the write's;
+ *   <li>append to the delta each old row whose key a returned row has with weight -1, and each
+ *       returned row with weight +1;
+ *   <li>empty the stages.
+ * </ol>
+ *
+ * Step 3 pairs an existing row with what the upsert made of it by the conflict target's columns
+ * (the table's primary key if the clause names none), which holds because an upsert that sets one
+ * of them is refused. A row whose DO UPDATE ... WHERE is false is not returned, so it is not in the
+ * delta; a proposed row with a NULL in its key takes no key and is inserted. The old and the new
+ * rows cannot come from one statement: DuckDB evaluates a common table expression that reads the
+ * RETURNING of another after that write, so it would see the new rows.
+ *
+ * <p>Of the rows of one upsert statement that share a key, DuckDB keeps the first. A prepared
+ * upsert's batch is applied as one statement too, where a JDBC batch means its statements one after
+ * the other (the last row would win): so its prepared form fails, naming the key, when a key is
+ * proposed twice.
+ */
+final class UpsertCapture {
+  private static final String ROWS = IvmNames.quote("_ivm_capture_rows");
+  private static final String ROWID = IvmNames.quote(IvmNames.ROWID_COLUMN);
+
+  private final WriteFrame frame;
+  private final TrackedTable table;
+  private final CapturedTable tables;
+
+  UpsertCapture(WriteFrame frame, TrackedTable table, CapturedTable tables) {
+    this.frame = frame;
+    this.table = table;
+    this.tables = tables;
+  }
+
+  CapturePlan plan() throws SQLException {
+    WriteFrame.@Nullable OnConflict conflict = frame.onConflict();
+    // DuckDB's OR REPLACE replaces only the columns named, and its DO UPDATE after BY NAME sees
+    // only those as EXCLUDED; the stage fills the others with their defaults
+    InsertColumns columns = frame.insertColumns();
+    if (columns == InsertColumns.BY_NAME || (conflict == null && columns != InsertColumns.ALL)) {
+      throw refused(
+          conflict == null ? "names the columns it replaces" : "inserts BY NAME",
+          conflict == null
+              ? "insert whole rows, or use ON CONFLICT (columns) DO UPDATE SET"
+              : "list the columns after the table name instead");
+    }
+    List<String> key = conflictKey(conflict);
+    for (Assignment assignment : frame.assignments()) {
+      String column = assignment.column().identifier();
+      if (key.stream().anyMatch(column::equalsIgnoreCase)) {
+        throw refused(
+            "sets " + column + ", a column of its conflict target", "change a key with UPDATE");
+      }
+    }
+    String stage = tables.insertStage();
+    String oldRows = tables.stage("upsert_old");
+    String newRows = tables.stage("upsert_new");
+    String conflicting =
+        " FROM "
+            + tables.target()
+            + " AS _ivm_t WHERE EXISTS (SELECT 1 FROM "
+            + stage
+            + " AS _ivm_s WHERE "
+            + sameKey(key, "_ivm_s", "_ivm_t")
+            + ")";
+    int end = frame.end();
+    String upsert =
+        (conflict == null ? "INSERT OR REPLACE INTO " : "INSERT INTO ")
+            + tables.target()
+            + (frame.alias() == null ? "" : " AS " + IvmNames.quote(frame.alias()))
+            + " SELECT * FROM "
+            + stage
+            + (conflict == null ? "" : " " + frame.sql().substring(conflict.clause().start(), end));
+    ImmutableList<String> setup =
+        ImmutableList.of(
+            tables.insertStageSetup(),
+            "CREATE TEMP TABLE IF NOT EXISTS "
+                + oldRows
+                + " ("
+                + tables.columnDefinitions(false)
+                + ")",
+            "CREATE TEMP TABLE IF NOT EXISTS "
+                + newRows
+                + " ("
+                + tables.columnDefinitions(false)
+                + ")");
+    String stageSql =
+        frame.retargeted(stage, end, frame.insertOr(), conflict == null ? null : conflict.clause());
+    String claimSql =
+        RowClaims.rowidsSql("(SELECT _ivm_t.rowid AS " + ROWID + conflicting + ")", ROWID);
+    ImmutableList<String> apply =
+        ImmutableList.of(
+            "INSERT INTO " + oldRows + " SELECT _ivm_t.*" + conflicting,
+            "WITH "
+                + ROWS
+                + " AS ("
+                + upsert
+                + " RETURNING *) INSERT INTO "
+                + newRows
+                + " SELECT * FROM "
+                + ROWS,
+            tables.deltaInsertHead()
+                + " SELECT "
+                + tables.captured("_ivm_o.")
+                + "-1, NULL FROM "
+                + oldRows
+                + " AS _ivm_o WHERE EXISTS (SELECT 1 FROM "
+                + newRows
+                + " AS _ivm_n WHERE "
+                + sameKey(key, "_ivm_n", "_ivm_o")
+                + ") UNION ALL SELECT "
+                + tables.captured("")
+                + "1, NULL FROM "
+                + newRows,
+            "DELETE FROM " + stage,
+            "DELETE FROM " + oldRows,
+            "DELETE FROM " + newRows);
+    Steps direct = new Steps(setup, stageSql, claimSql, apply, 1);
+    // a batch stages the rows of all its statements and applies them as one upsert, where a key
+    // proposed twice keeps its first row; run one after the other they would keep the last
+    Steps prepared =
+        new Steps(
+            setup,
+            stageSql,
+            claimSql,
+            ImmutableList.<String>builder().add(keyProposedTwice(key, stage)).addAll(apply).build(),
+            2);
+    return new CapturePlan(table.id(), true, true, direct, prepared);
+  }
+
+  /**
+   * The columns of the conflict target, as the table names them: those the clause names, else the
+   * table's primary key (DuckDB's choice when the table has no other unique constraint; with one,
+   * DuckDB fails the write).
+   */
+  private List<String> conflictKey(WriteFrame.@Nullable OnConflict conflict) throws SQLException {
+    List<Column> columns = table.relation().columns();
+    if (conflict != null && !conflict.target().isEmpty()) {
+      ImmutableList.Builder<String> key = ImmutableList.builder();
+      for (SqlToken name : conflict.target()) {
+        key.add(
+            columns.stream()
+                .map(Column::name)
+                .filter(c -> c.equalsIgnoreCase(name.identifier()))
+                .findFirst()
+                .orElseThrow(
+                    () ->
+                        new SQLException(
+                            "column \""
+                                + name.identifier()
+                                + "\" does not exist in table "
+                                + table.relation().displayName(),
+                            "42703")));
+      }
+      return key.build();
+    }
+    if (table.relation().primaryKey().isEmpty()) {
+      throw refused(
+          "has no conflict target and the table no PRIMARY KEY",
+          "name the key: ON CONFLICT (columns) DO UPDATE SET ...");
+    }
+    return table.relation().primaryKey();
+  }
+
+  /**
+   * A query that fails, naming the key, if {@code stage} holds two rows with one key (without
+   * NULLs: a key with a NULL conflicts with no row).
+   */
+  private String keyProposedTwice(List<String> key, String stage) {
+    String columns = key.stream().map(IvmNames::quote).collect(Collectors.joining(", "));
+    String values =
+        key.stream()
+            .map(c -> "coalesce(CAST(" + IvmNames.quote(c) + " AS VARCHAR), 'NULL')")
+            .collect(Collectors.joining(" || ', ' || "));
+    return "SELECT error('a prepared upsert of "
+        + table.relation().displayName().replace("'", "''")
+        + " proposes the key ("
+        + String.join(", ", key).replace("'", "''")
+        + ") = (' || "
+        + values
+        + " || ') more than once in one execution or batch, which is applied as one upsert that"
+        + " would keep the first row, not the last: execute those rows one at a time') FROM "
+        + stage
+        + " WHERE "
+        + key.stream()
+            .map(c -> IvmNames.quote(c) + " IS NOT NULL")
+            .collect(Collectors.joining(" AND "))
+        + " GROUP BY "
+        + columns
+        + " HAVING count(*) > 1";
+  }
+
+  /** {@code left.c = right.c} for every column {@code c} of {@code key}, with AND. */
+  private static String sameKey(List<String> key, String left, String right) {
+    return key.stream()
+        .map(IvmNames::quote)
+        .map(c -> left + "." + c + " = " + right + "." + c)
+        .collect(Collectors.joining(" AND "));
+  }
+
+  private SQLFeatureNotSupportedException refused(String what, String instead) {
+    return new SQLFeatureNotSupportedException(
+        "this upsert of "
+            + table.relation().displayName()
+            + " cannot be captured: it "
+            + what
+            + " (the table is read by a materialized view); "
+            + instead,
+        "0A000");
+  }
+}
