@@ -202,6 +202,34 @@ class CaptureFormsTest {
     }
   }
 
+  /**
+   * An upsert claims the existing rows it may update: one that takes the key of a row a concurrent
+   * open transaction changed fails with a conflict (whose transaction then commits), and runs once
+   * that transaction has ended.
+   */
+  @Test
+  void upsertsConflictWithConcurrentWritesOfTheirRows(@TempDir Path dir) throws SQLException {
+    String url = "jdbc:ivm:duckdb:" + dir.resolve("upsert-conflict.duckdb");
+    try (Connection a = DriverManager.getConnection(url);
+        Connection b = DriverManager.getConnection(url)) {
+      setUp(a);
+      createViews(a);
+      for (String upsert :
+          List.of(
+              "INSERT OR REPLACE INTO p VALUES (2, 7, 'r'), (12, 1, 'new')",
+              "INSERT INTO p VALUES (2, 8, 'u') ON CONFLICT (k) DO UPDATE SET v = p.v + 1")) {
+        a.setAutoCommit(false);
+        execute(a, "UPDATE p SET s = 'a' WHERE k = 2");
+        SQLException conflict = catchThrowableOfType(SQLException.class, () -> update(b, upsert));
+        assertThat(conflict.getSQLState()).as(upsert).isEqualTo("40001");
+        a.commit();
+        a.setAutoCommit(true);
+        assertThat(update(b, upsert)).as(upsert).isEqualTo(upsert.contains("12") ? 2 : 1);
+      }
+      assertViewsMatch(a, "after upsert conflicts");
+    }
+  }
+
   /** Upserts whose change cannot be paired by key are refused, and change nothing. */
   @Test
   void upsertsThatCannotBeCapturedAreRefused() throws SQLException {
