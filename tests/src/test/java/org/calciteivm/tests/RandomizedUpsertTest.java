@@ -10,12 +10,14 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Differential test of captured upserts: random {@code INSERT OR REPLACE} and {@code INSERT ... ON
- * CONFLICT ... DO UPDATE | DO NOTHING} statements (rows that update, insert or are left alone by a
- * WHERE; keys proposed twice in one statement; a column list; a two-column UNIQUE key with NULLs)
- * mixed with UPDATEs and DELETEs, sometimes several in one transaction that commits or rolls back.
- * After every refresh each view must equal its query; the immediate view is checked after every
- * write.
+ * Differential test of captured upserts and MERGEs: random {@code INSERT OR REPLACE} and {@code
+ * INSERT ... ON CONFLICT ... DO UPDATE | DO NOTHING} statements (rows that update, insert or are
+ * left alone by a WHERE; keys proposed twice in one statement; a column list; a two-column UNIQUE
+ * key with NULLs) and {@code MERGE INTO} statements (matched rows updated, deleted or left alone,
+ * unmatched source rows inserted, unmatched target rows updated or deleted, a target row matched by
+ * and a source row matching several target rows), mixed with UPDATEs and DELETEs, sometimes several
+ * in one transaction that commits or rolls back. After every refresh each view must equal its
+ * query; the immediate view is checked after every write.
  *
  * <p>Views: an aggregate with MIN and MAX, a join whose both sides are upserted, a DISTINCT
  * projection, an aggregate of the two-column-key table, and an immediate aggregate.
@@ -122,7 +124,17 @@ class RandomizedUpsertTest {
     }
 
     private void write() throws SQLException {
-      switch (random.nextInt(9)) {
+      switch (random.nextInt(11)) {
+        case 9 -> execute(mergeKv());
+        case 10 ->
+            execute(
+                "MERGE INTO pairs USING (VALUES ("
+                    + random.nextInt(5)
+                    + ", "
+                    + random.nextInt(10)
+                    + ")) AS s(a, n) ON pairs.a = s.a WHEN MATCHED AND pairs.b IS NULL THEN DELETE"
+                    + " WHEN MATCHED THEN UPDATE SET n = pairs.n + s.n"
+                    + " WHEN NOT MATCHED THEN INSERT VALUES (s.a, NULL, s.n)");
         case 0, 1 -> execute(upsertKv("INSERT OR REPLACE INTO kv", "", 1 + random.nextInt(6)));
         case 2, 3 ->
             execute(
@@ -153,6 +165,44 @@ class RandomizedUpsertTest {
             execute("UPDATE kv SET x = x + 1, g = (g + 1) % 4 WHERE k < " + random.nextInt(25));
         default -> execute("DELETE FROM pairs WHERE a = " + random.nextInt(4));
       }
+    }
+
+    /** A MERGE into kv from up to five rows of distinct keys, with one to four WHEN clauses. */
+    private String mergeKv() {
+      List<String> rows = new ArrayList<>();
+      for (int k : random.ints(0, 25).distinct().limit(1 + random.nextInt(5)).toArray()) {
+        rows.add(
+            "("
+                + k
+                + ", "
+                + (random.nextInt(5) == 0 ? "NULL" : random.nextInt(4))
+                + ", "
+                + (random.nextInt(50) - 10)
+                + ")");
+      }
+      List<String> clauses = new ArrayList<>();
+      if (random.nextBoolean()) {
+        clauses.add("WHEN MATCHED AND s.g IS NULL THEN DELETE");
+      }
+      if (random.nextBoolean()) {
+        clauses.add(
+            random.nextBoolean()
+                ? "WHEN MATCHED AND s.x > " + random.nextInt(30) + " THEN UPDATE SET x = kv.x + s.x"
+                : "WHEN MATCHED THEN UPDATE SET g = s.g, s = 'm'");
+      }
+      if (random.nextBoolean()) {
+        clauses.add("WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.g, s.x, 'mi')");
+      }
+      if (clauses.isEmpty() || random.nextInt(3) == 0) {
+        clauses.add(
+            random.nextBoolean()
+                ? "WHEN NOT MATCHED BY SOURCE AND kv.k % 7 = 0 THEN DELETE"
+                : "WHEN NOT MATCHED BY SOURCE AND kv.x > 60 THEN UPDATE SET x = kv.x - 50");
+      }
+      return "MERGE INTO kv USING (VALUES "
+          + String.join(", ", rows)
+          + ") AS s(k, g, x) ON kv.k = s.k "
+          + String.join(" ", clauses);
     }
 
     /**

@@ -85,6 +85,8 @@ public final class CaptureRewriter {
         return rewriter.copyFrom();
       case UPDATE:
         return rewriter.update();
+      case MERGE:
+        return new MergeCapture(frame, table, rewriter.tables).plan();
       default:
         throw new IllegalStateException("not a capturable write: " + frame.kind());
     }
@@ -312,11 +314,6 @@ public final class CaptureRewriter {
     StringBuilder stageColumns = new StringBuilder(ROWID + tables.capturedColumns(", ", ""));
     assigned.forEach(i -> stageColumns.append(", ").append(newValueColumn(i)));
     String stage = tables.stage("update");
-    String capturedDefinitions =
-        table.capturedColumns().stream()
-            .map(name -> columns.get(table.relation().columnIndex(name)))
-            .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
-            .collect(Collectors.joining());
     String newValueDefinitions =
         IntStream.range(0, columns.size())
             .mapToObj(i -> ", " + newValueColumn(i) + " " + columns.get(i).dataType())
@@ -328,7 +325,7 @@ public final class CaptureRewriter {
                 + " ("
                 + ROWID
                 + " BIGINT"
-                + capturedDefinitions
+                + tables.capturedDefinitions()
                 + newValueDefinitions
                 + ")"),
         "INSERT INTO " + stage + " (" + stageColumns + ") " + targetRows,

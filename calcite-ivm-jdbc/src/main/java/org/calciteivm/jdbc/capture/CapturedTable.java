@@ -83,6 +83,14 @@ final class CapturedTable {
         "CREATE TEMP TABLE IF NOT EXISTS " + rowidStage() + " (" + ROWID + " BIGINT)");
   }
 
+  /** The captured columns with their types, each preceded by a comma, for a stage table. */
+  String capturedDefinitions() {
+    return table.capturedColumns().stream()
+        .map(name -> table.relation().columns().get(table.relation().columnIndex(name)))
+        .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
+        .collect(Collectors.joining());
+  }
+
   /** The captured columns, each preceded by {@code separator} and {@code qualifier}. */
   String capturedColumns(String separator, String qualifier) {
     return table.capturedColumns().stream()

@@ -189,7 +189,9 @@ public sealed interface ParsedStatement {
     TRUNCATE,
     /** {@code COPY ... FROM}: captured as an insert of the rows it loads. */
     COPY,
-    /** A write the driver cannot capture: {@code MERGE INTO}, writes inside WITH, ... */
+    /** {@code MERGE INTO}. */
+    MERGE,
+    /** A write the driver cannot capture: writes inside WITH, EXPLAIN ANALYZE, ... */
     UNCAPTURABLE
   }
 }

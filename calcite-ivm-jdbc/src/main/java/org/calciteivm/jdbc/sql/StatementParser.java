@@ -135,7 +135,7 @@ public final class StatementParser {
       case "MERGE":
         in.next();
         in.expect("INTO");
-        return write(WriteKind.UNCAPTURABLE, in.name(), in);
+        return write(WriteKind.MERGE, in.name(), in);
       case "COPY":
         return copy(in);
       case "PREPARE":
@@ -459,7 +459,7 @@ public final class StatementParser {
 
   /** The first words of the statement a WITH clause is followed by. */
   private static final Set<String> WITH_BODIES =
-      Set.of("INSERT", "UPDATE", "DELETE", "SELECT", "FROM", "VALUES", "TABLE");
+      Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "SELECT", "FROM", "VALUES", "TABLE");
 
   private static Write write(WriteKind kind, ObjectName target, TokenCursor in) {
     return new Write(kind, target, in.statement());

@@ -31,6 +31,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * @param insertOr the {@code OR IGNORE} or {@code OR REPLACE} right after an INSERT's {@code
  *     INSERT}, or null
  * @param onConflict an INSERT's ON CONFLICT clause, or null
+ * @param merge a MERGE's source, join condition and kinds of WHEN clauses; null for other writes
  */
 public record WriteFrame(
     Write write,
@@ -42,7 +43,8 @@ public record WriteFrame(
     @Nullable Range joined,
     boolean returning,
     @Nullable Range insertOr,
-    @Nullable OnConflict onConflict) {
+    @Nullable OnConflict onConflict,
+    @Nullable Merge merge) {
 
   /**
    * A part of the statement's text.
@@ -60,6 +62,25 @@ public record WriteFrame(
    * @param updates whether it is {@code DO UPDATE} (whose SET list is the frame's assignments)
    */
   public record OnConflict(Range clause, ImmutableList<SqlToken> target, boolean updates) {}
+
+  /**
+   * What a {@code MERGE INTO target USING source {ON condition | USING (columns)} WHEN ...} reads
+   * and may do.
+   *
+   * @param source the source with its alias, as written
+   * @param condition the join condition: {@code ON ...} or {@code USING (...)}, as written
+   * @param changesMatched whether it has a {@code WHEN MATCHED} clause (which may update or delete
+   *     the target rows the source matches)
+   * @param changesUnmatched whether it has a {@code WHEN NOT MATCHED BY SOURCE} clause (which may
+   *     update or delete the target rows the source does not match)
+   * @param hasParameters whether its text holds parameter markers
+   */
+  public record Merge(
+      Range source,
+      Range condition,
+      boolean changesMatched,
+      boolean changesUnmatched,
+      boolean hasParameters) {}
 
   /**
    * One {@code column = value} of a SET list.

@@ -7,6 +7,7 @@ import java.util.List;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
+import org.calciteivm.jdbc.sql.WriteFrame.Merge;
 import org.calciteivm.jdbc.sql.WriteFrame.OnConflict;
 import org.calciteivm.jdbc.sql.WriteFrame.Range;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -39,13 +40,15 @@ public final class WriteFrameParser {
         return parser.insert(afterTarget);
       case UPDATE:
         return parser.update(afterTarget);
+      case MERGE:
+        return parser.merge(afterTarget);
       case DELETE:
         Alias alias = parser.alias(afterTarget, "USING", "WHERE", "RETURNING");
-        return parser.frame(alias, ImmutableList.of(), alias.next, "USING", null, null);
+        return parser.frame(alias, ImmutableList.of(), alias.next, "USING", null, null, null);
       case TRUNCATE:
       case COPY:
         return parser.frame(
-            parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, null, null);
+            parser.noAlias(afterTarget), ImmutableList.of(), afterTarget, null, null, null, null);
       default:
         throw new IllegalStateException("not a capturable write: " + write.kind());
     }
@@ -59,7 +62,7 @@ public final class WriteFrameParser {
             : noAlias(afterTarget);
     int on = onConflict(alias.next);
     if (on < 0) {
-      return frame(alias, ImmutableList.of(), alias.next, null, insertOr(), null);
+      return frame(alias, ImmutableList.of(), alias.next, null, insertOr(), null, null);
     }
     int returning = topLevel(on, "RETURNING");
     Range clause =
@@ -95,7 +98,47 @@ public final class WriteFrameParser {
     } else {
       throw conflictClauseNotCaptured();
     }
-    return frame(alias, assignments, alias.next, null, insertOr(), conflict);
+    return frame(alias, assignments, alias.next, null, insertOr(), conflict, null);
+  }
+
+  /**
+   * {@code MERGE INTO target [[AS] alias] USING source {ON condition | USING (columns)} WHEN ...}:
+   * its source, condition and kinds of WHEN clauses.
+   */
+  private WriteFrame merge(int afterTarget) throws SQLException {
+    Alias alias = alias(afterTarget, "USING");
+    if (alias.next >= tokens.size() || !tokens.get(alias.next).isKeyword("USING")) {
+      throw new SQLException(
+          "syntax error: expected USING in MERGE INTO " + write.target(), "42601");
+    }
+    int condition = topLevel(alias.next + 1, "ON", "USING");
+    int firstWhen = condition < 0 ? -1 : topLevel(condition + 1, "WHEN");
+    if (condition <= alias.next + 1 || firstWhen < 0) {
+      throw new SQLException(
+          "syntax error: expected ON or USING and WHEN in MERGE INTO " + write.target(), "42601");
+    }
+    boolean matched = false;
+    boolean unmatched = false;
+    for (int when = firstWhen; when >= 0; when = topLevel(when + 1, "WHEN")) {
+      if (tokens.get(when + 1).isKeyword("MATCHED")) {
+        matched = true;
+      } else if (when + 4 < tokens.size()
+          && tokens.get(when + 1).isKeyword("NOT")
+          && tokens.get(when + 3).isKeyword("BY")
+          && tokens.get(when + 4).isKeyword("SOURCE")) {
+        unmatched = true;
+      }
+    }
+    boolean parameters =
+        tokens.stream().anyMatch(token -> token.isSymbol("?") || token.isSymbol("$"));
+    Merge merge =
+        new Merge(
+            new Range(tokens.get(alias.next + 1).start(), tokens.get(condition - 1).end()),
+            new Range(tokens.get(condition).start(), tokens.get(firstWhen - 1).end()),
+            matched,
+            unmatched,
+            parameters);
+    return frame(alias, ImmutableList.of(), alias.next, null, null, null, merge);
   }
 
   private SQLException conflictClauseNotCaptured() {
@@ -116,7 +159,7 @@ public final class WriteFrameParser {
     if (end < 0) {
       end = tokens.size();
     }
-    return frame(alias, assignments(alias.next + 1, end), end, "FROM", null, null);
+    return frame(alias, assignments(alias.next + 1, end), end, "FROM", null, null, null);
   }
 
   /**
@@ -130,7 +173,8 @@ public final class WriteFrameParser {
       int rest,
       @Nullable String joinKeyword,
       @Nullable Range insertOr,
-      @Nullable OnConflict onConflict) {
+      @Nullable OnConflict onConflict,
+      @Nullable Merge merge) {
     boolean hasRest = rest < tokens.size();
     @Nullable Range joined = null;
     if (hasRest && joinKeyword != null && tokens.get(rest).isKeyword(joinKeyword)) {
@@ -146,7 +190,8 @@ public final class WriteFrameParser {
         joined,
         topLevel(rest, "RETURNING") >= 0,
         insertOr,
-        onConflict);
+        onConflict,
+        merge);
   }
 
   /** The SET list in tokens {@code [from, to)}. */
@@ -224,7 +269,7 @@ public final class WriteFrameParser {
         || write.kind() == WriteKind.COPY) {
       return null;
     }
-    int body = topLevel(1, "UPDATE", "DELETE");
+    int body = topLevel(1, "UPDATE", "DELETE", "MERGE");
     return body < 0 ? null : new Range(0, tokens.get(body).start());
   }
 

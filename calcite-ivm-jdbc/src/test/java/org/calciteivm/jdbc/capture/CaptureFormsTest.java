@@ -113,7 +113,38 @@ class CaptureFormsTest {
             List.of("9")),
         Arguments.of(
             "INSERT INTO p VALUES (?, 1, 'x') ON CONFLICT (k) DO UPDATE SET v = 5 WHERE false",
-            List.of("2")));
+            List.of("2")),
+        // MERGE: rows the source matches updated, deleted or left alone, rows it does not match
+        // inserted, target rows it does not match changed (BY SOURCE), a key changed (DuckDB
+        // deletes and inserts the row), a WITH clause, a column list, USING (columns)
+        Arguments.of(
+            "MERGE INTO t USING (SELECT k, max(w) AS w, min(name) AS name FROM u GROUP BY k) AS s"
+                + " ON t.k = s.k WHEN MATCHED AND s.w > 1 THEN UPDATE SET v = s.w"
+                + " WHEN MATCHED AND s.w = 0 THEN DELETE"
+                + " WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.w, s.name, 'm')",
+            List.of()),
+        Arguments.of(
+            "MERGE INTO t AS x USING (SELECT 3 AS k) AS s ON x.k = s.k"
+                + " WHEN MATCHED THEN UPDATE SET s = 'hit'"
+                + " WHEN NOT MATCHED BY SOURCE AND x.v > 20 THEN DELETE"
+                + " WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = coalesce(x.v, 0) + 1",
+            List.of()),
+        Arguments.of(
+            "MERGE INTO p USING (VALUES (2, 0), (9, 90)) AS s(k, v) ON p.k = s.k"
+                + " WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v)",
+            List.of()),
+        Arguments.of(
+            "MERGE INTO p USING (SELECT 1 AS k) AS s USING (k) WHEN MATCHED THEN UPDATE SET k = 100",
+            List.of()),
+        Arguments.of(
+            "WITH s AS (SELECT 2 AS k, 5 AS v) MERGE INTO p USING s ON p.k = s.k"
+                + " WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT VALUES"
+                + " (s.k, s.v, 'w')",
+            List.of()),
+        Arguments.of(
+            "MERGE INTO t USING u ON false WHEN NOT MATCHED THEN INSERT VALUES (u.k, 0, 'n', 'n');"
+                + " -- all",
+            List.of()));
   }
 
   @ParameterizedTest(name = "{0}")

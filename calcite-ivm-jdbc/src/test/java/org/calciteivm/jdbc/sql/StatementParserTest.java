@@ -62,7 +62,13 @@ class StatementParserTest {
     assertWrite("INSERT OR REPLACE INTO t VALUES (1)", WriteKind.INSERT, "main", "t");
     assertWrite("INSERT OR IGNORE INTO t VALUES (1)", WriteKind.INSERT, "main", "t");
     assertWrite("COPY t FROM 'x.csv'", WriteKind.COPY, "main", "t");
-    assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.UNCAPTURABLE, "main", "t");
+    assertWrite("MERGE INTO t USING s ON t.a = s.a", WriteKind.MERGE, "main", "t");
+    // a WITH clause before a MERGE once hid it: it ran uncaptured
+    assertWrite(
+        "WITH s AS (SELECT 1 AS a) MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE",
+        WriteKind.MERGE,
+        "main",
+        "t");
     assertWrite("EXPLAIN ANALYZE DELETE FROM t", WriteKind.UNCAPTURABLE, "main", "t");
     assertWrite("WITH x AS (SELECT 1) DELETE FROM t", WriteKind.DELETE, "main", "t");
     assertWrite("WITH x AS (SELECT 1) UPDATE t SET a = 1", WriteKind.UPDATE, "main", "t");

@@ -107,6 +107,34 @@ class WriteFrameParserTest {
   }
 
   @Test
+  void mergesReadTheirSourceConditionAndClauses() throws SQLException {
+    WriteFrame merge =
+        frame(
+            "WITH q AS (SELECT 1 AS k) MERGE INTO t AS x USING (SELECT k FROM q WHERE k ON (1)) s"
+                + " ON x.k = s.k AND (x.v WHEN 1) WHEN MATCHED AND s.k > 0 THEN DELETE"
+                + " WHEN NOT MATCHED THEN INSERT VALUES (s.k)");
+    assertThat(merge.text(merge.with())).isEqualTo("WITH q AS (SELECT 1 AS k) ");
+    assertThat(merge.alias()).isEqualTo("x");
+    assertThat(merge.text(merge.merge().source())).isEqualTo("(SELECT k FROM q WHERE k ON (1)) s");
+    assertThat(merge.text(merge.merge().condition())).isEqualTo("ON x.k = s.k AND (x.v WHEN 1)");
+    assertThat(merge.merge().changesMatched()).isTrue();
+    assertThat(merge.merge().changesUnmatched()).isFalse();
+    assertThat(merge.merge().hasParameters()).isFalse();
+    WriteFrame bySource =
+        frame(
+            "MERGE INTO t USING s USING (k) WHEN NOT MATCHED BY SOURCE THEN UPDATE SET v = ?"
+                + " RETURNING *");
+    assertThat(bySource.text(bySource.merge().source())).isEqualTo("s");
+    assertThat(bySource.text(bySource.merge().condition())).isEqualTo("USING (k)");
+    assertThat(bySource.merge().changesMatched()).isFalse();
+    assertThat(bySource.merge().changesUnmatched()).isTrue();
+    assertThat(bySource.merge().hasParameters()).isTrue();
+    assertThat(bySource.returning()).isTrue();
+    assertThatThrownBy(() -> frame("MERGE INTO t USING s WHEN MATCHED THEN DELETE"))
+        .hasMessageContaining("expected ON or USING and WHEN in MERGE INTO t");
+  }
+
+  @Test
   void positionsAreTheStatementsInAScript() throws SQLException {
     SqlStatement second =
         SqlScript.statements("SELECT 1; -- x\n  WITH q AS (SELECT 1) INSERT INTO t SELECT * FROM q")
