@@ -234,12 +234,13 @@ class CaptureFormsTest {
   }
 
   /**
-   * An upsert claims the existing rows it may update: one that takes the key of a row a concurrent
+   * An upsert or MERGE claims the existing rows it may update: one that changes a row a concurrent
    * open transaction changed fails with a conflict (whose transaction then commits), and runs once
    * that transaction has ended.
    */
   @Test
-  void upsertsConflictWithConcurrentWritesOfTheirRows(@TempDir Path dir) throws SQLException {
+  void upsertsAndMergesConflictWithConcurrentWritesOfTheirRows(@TempDir Path dir)
+      throws SQLException {
     String url = "jdbc:ivm:duckdb:" + dir.resolve("upsert-conflict.duckdb");
     try (Connection a = DriverManager.getConnection(url);
         Connection b = DriverManager.getConnection(url)) {
@@ -248,7 +249,9 @@ class CaptureFormsTest {
       for (String upsert :
           List.of(
               "INSERT OR REPLACE INTO p VALUES (2, 7, 'r'), (12, 1, 'new')",
-              "INSERT INTO p VALUES (2, 8, 'u') ON CONFLICT (k) DO UPDATE SET v = p.v + 1")) {
+              "INSERT INTO p VALUES (2, 8, 'u') ON CONFLICT (k) DO UPDATE SET v = p.v + 1",
+              "MERGE INTO p USING (SELECT 2 AS k) AS s ON p.k = s.k"
+                  + " WHEN MATCHED THEN UPDATE SET v = p.v + 1")) {
         a.setAutoCommit(false);
         execute(a, "UPDATE p SET s = 'a' WHERE k = 2");
         SQLException conflict = catchThrowableOfType(SQLException.class, () -> update(b, upsert));
