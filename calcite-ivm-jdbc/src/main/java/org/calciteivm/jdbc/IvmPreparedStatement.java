@@ -44,6 +44,9 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
   /** Rows written by the last captured {@link #execute}: the stage statement forgets them. */
   private long capturedCount = -1;
 
+  /** Where a captured write's RETURNING rows are read, made at its first execution. */
+  private @Nullable Statement results;
+
   private IvmPreparedStatement(
       IvmConnection connection,
       PreparedStatement duckDb,
@@ -106,7 +109,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
       return preparedDelegate.execute();
     }
     capturedCount = executeLargeUpdate();
-    return false;
+    return capture.returnsRows();
   }
 
   @Override
@@ -120,14 +123,47 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
   }
 
   @Override
+  public ResultSet getResultSet() throws SQLException {
+    if (capture == null) {
+      return preparedDelegate.getResultSet();
+    }
+    return capture.returnsRows() && results != null ? results.getResultSet() : null;
+  }
+
+  @Override
   public ResultSet executeQuery() throws SQLException {
     checkCaptureIsCurrent();
     if (capture != null) {
+      if (capture.returnsRows()) {
+        execute();
+        return getResultSet();
+      }
       // run as a query, only the stage would run: the write would not be applied
       throw new SQLException(
-          "a captured write returns no result set: use executeUpdate or execute", "0A000");
+          "a captured write without RETURNING returns no result set: use executeUpdate or"
+              + " execute",
+          "0A000");
     }
     return preparedDelegate.executeQuery();
+  }
+
+  @Override
+  public void close() throws SQLException {
+    try {
+      if (results != null) {
+        results.close();
+      }
+    } finally {
+      super.close();
+    }
+  }
+
+  /** The statement a captured write leaves its RETURNING rows on. */
+  private Statement results() throws SQLException {
+    if (results == null) {
+      results = connection.duckDb().createStatement();
+    }
+    return results;
   }
 
   @Override
@@ -149,7 +185,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
           capture.setUp(duckDb);
           stage.execute();
           long rows = stage.getLargeUpdateCount();
-          long applied = capture.apply(duckDb);
+          long applied = capture.apply(duckDb, results());
           return capture.countsApplied() ? applied : rows;
         });
   }
@@ -166,7 +202,7 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
         () -> {
           capture.setUp(duckDb);
           int[] counts = delegate.executeBatch();
-          capture.apply(duckDb);
+          capture.apply(duckDb, results());
           if (capture.countsApplied()) {
             // the rows each statement of the batch wrote are not known, only their sum
             Arrays.fill(counts, Statement.SUCCESS_NO_INFO);

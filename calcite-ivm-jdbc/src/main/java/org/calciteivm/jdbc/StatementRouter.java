@@ -128,8 +128,10 @@ final class StatementRouter {
       Optional<CapturePlan> plan =
           ChangeCapture.plan(connection.database().catalog(), connection.database().name(), write);
       if (plan.isPresent()) {
-        return new Count(
-            connection.capturing(plan.get(), () -> plan.get().run(connection.duckDb())));
+        long rows =
+            connection.capturing(plan.get(), () -> plan.get().run(connection.duckDb(), duckDb));
+        // a RETURNING clause's rows are duckDb's result set
+        return plan.get().returnsRows() ? new Delegated(true) : new Count(rows);
       }
     } else if (parsed instanceof AlterTable alter) {
       if (BaseTableAlterations.alter(connection, alter, sql)) {

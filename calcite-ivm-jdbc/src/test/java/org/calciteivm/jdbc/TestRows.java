@@ -14,17 +14,22 @@ public final class TestRows {
 
   /** The rows of {@code sql} on {@code c}, each its values joined by {@code |}, sorted. */
   public static List<String> of(Connection c, String sql) throws SQLException {
-    List<String> rows = new ArrayList<>();
     try (Statement statement = c.createStatement();
         ResultSet rs = statement.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        StringBuilder row = new StringBuilder();
-        for (int i = 1; i <= columns; i++) {
-          row.append(rs.getString(i)).append('|');
-        }
-        rows.add(row.toString());
+      return of(rs);
+    }
+  }
+
+  /** The rows of {@code rs}, each its values joined by {@code |}, sorted. */
+  public static List<String> of(ResultSet rs) throws SQLException {
+    List<String> rows = new ArrayList<>();
+    int columns = rs.getMetaData().getColumnCount();
+    while (rs.next()) {
+      StringBuilder row = new StringBuilder();
+      for (int i = 1; i <= columns; i++) {
+        row.append(rs.getString(i)).append('|');
       }
+      rows.add(row.toString());
     }
     Collections.sort(rows);
     return rows;

@@ -41,6 +41,7 @@ class RemoteScenarioTest {
           "settings.test",
           "explain.test",
           "duckdb_writes.test",
+          "returning.test",
           "agg_basic.test",
           "agg_types.test",
           "agg_minmax.test",

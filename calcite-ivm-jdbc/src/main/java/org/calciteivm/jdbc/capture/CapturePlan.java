@@ -45,13 +45,16 @@ public record CapturePlan(
    *     write's, or -1 for {@code sql}'s: an INSERT whose staged rows are all of the rows it
    *     proposes, of which the apply decides which insert, are skipped ({@code INSERT OR IGNORE},
    *     {@code ON CONFLICT DO NOTHING}) or update a row ({@code OR REPLACE}, {@code DO UPDATE})
+   * @param returnsRows whether that apply statement is a query whose rows are the write's result
+   *     (its RETURNING clause), run on the caller's statement so that the caller reads them
    */
   public record Steps(
       ImmutableList<String> setupSql,
       String sql,
       @Nullable String claimSql,
       ImmutableList<String> applySql,
-      int countedApply) {
+      int countedApply,
+      boolean returnsRows) {
 
     /** Steps whose update count is {@code sql}'s. */
     public Steps(
@@ -59,8 +62,23 @@ public record CapturePlan(
         String sql,
         @Nullable String claimSql,
         ImmutableList<String> applySql) {
-      this(setupSql, sql, claimSql, applySql, -1);
+      this(setupSql, sql, claimSql, applySql, -1, false);
     }
+
+    /** Steps whose update count is that of apply statement {@code countedApply}. */
+    public Steps(
+        ImmutableList<String> setupSql,
+        String sql,
+        @Nullable String claimSql,
+        ImmutableList<String> applySql,
+        int countedApply) {
+      this(setupSql, sql, claimSql, applySql, countedApply, false);
+    }
+  }
+
+  /** Whether the write returns rows (RETURNING) instead of an update count. */
+  public boolean returnsRows() {
+    return prepared.returnsRows();
   }
 
   /**
@@ -84,19 +102,23 @@ public record CapturePlan(
   /**
    * Claims the rows {@link #stageSql()} staged, then applies them; call inside the transaction that
    * staged them. Returns the update count of the apply's counted statement ({@link
-   * Steps#countedApply}), or -1 if it has none.
+   * Steps#countedApply}), or -1 if it has none or it returns rows, which it then leaves as {@code
+   * results}' result set.
    *
    * @throws RowClaims.RowConflictException if a concurrent transaction changes some of the rows
    */
-  public long apply(Connection connection) throws SQLException {
-    return finish(connection, prepared);
+  public long apply(Connection connection, Statement results) throws SQLException {
+    return finish(connection, prepared, results);
   }
 
-  /** Runs the write (without parameters) in its direct form; returns the number of rows written. */
-  public long run(Connection connection) throws SQLException {
+  /**
+   * Runs the write (without parameters) in its direct form; returns the number of rows written, or
+   * -1 if it returns rows, which it then leaves as {@code results}' result set.
+   */
+  public long run(Connection connection, Statement results) throws SQLException {
     setUp(connection, direct);
     long rows = CaptureStatements.of(connection).execute(direct.sql());
-    long applied = finish(connection, direct);
+    long applied = finish(connection, direct, results);
     return direct.countedApply() < 0 ? rows : applied;
   }
 
@@ -113,14 +135,20 @@ public record CapturePlan(
     }
   }
 
-  private long finish(Connection connection, Steps steps) throws SQLException {
+  private long finish(Connection connection, Steps steps, Statement results) throws SQLException {
     if (steps.claimSql() != null) {
       RowClaims.claimStaged(CaptureStatements.of(connection), tableId, steps.claimSql());
     }
     CaptureStatements statements = CaptureStatements.of(connection);
     long counted = -1;
     for (int i = 0; i < steps.applySql().size(); i++) {
-      long rows = statements.execute(steps.applySql().get(i));
+      String sql = steps.applySql().get(i);
+      if (i == steps.countedApply() && steps.returnsRows()) {
+        // DuckDB's JDBC results are materialized: the stage may be emptied after
+        results.execute(sql);
+        continue;
+      }
+      long rows = statements.execute(sql);
       if (i == steps.countedApply()) {
         counted = rows;
       }

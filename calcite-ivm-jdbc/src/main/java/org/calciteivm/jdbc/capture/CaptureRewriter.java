@@ -3,6 +3,7 @@ package org.calciteivm.jdbc.capture;
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,22 +101,27 @@ public final class CaptureRewriter {
    * {@code DO UPDATE}) are {@link UpsertCapture}'s.
    */
   private CapturePlan insert() throws SQLException {
-    refuseReturning();
     if (frame.upserts()) {
+      refuseReturning();
       return new UpsertCapture(frame, table, tables).plan();
+    }
+    WriteFrame.Range orIgnore = frame.insertOr();
+    WriteFrame.OnConflict conflict = frame.onConflict();
+    String insertHead =
+        (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target();
+    String skipped =
+        conflict == null
+            ? ""
+            : " "
+                + sql.substring(conflict.clause().start(), Math.min(conflict.clause().end(), end));
+    WriteFrame.Range clause = conflict == null ? null : conflict.clause();
+    if (frame.returning() != null) {
+      return insertReturning(insertHead, skipped, orIgnore, clause);
     }
     // the INSERT's text without the trailing semicolon or comment that would end or swallow what
     // follows it
     String insert = sql.substring(0, end);
-    WriteFrame.Range orIgnore = frame.insertOr();
-    WriteFrame.OnConflict conflict = frame.onConflict();
-    String skipped = conflict == null ? "" : " " + sql.substring(conflict.clause().start(), end);
-    Steps staged =
-        intoInsertStage(
-            (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target(),
-            skipped,
-            orIgnore,
-            conflict == null ? null : conflict.clause());
+    Steps staged = intoInsertStage(insertHead, skipped, orIgnore, clause);
     // new rows claim nothing: no other transaction sees them before this one commits
     return new CapturePlan(
         table.id(),
@@ -125,6 +131,54 @@ public final class CaptureRewriter {
         orIgnore == null && conflict == null
             ? staged
             : new Steps(staged.setupSql(), staged.sql(), null, staged.applySql(), 0));
+  }
+
+  /**
+   * An INSERT with RETURNING, in one form for both statements and prepared statements: the rows
+   * staged without the clause (and without the OR IGNORE or ON CONFLICT clause, {@code leftOut}),
+   * inserted from the stage ({@code insertHead}, then {@code clause}) returning all their columns
+   * into a second stage, from which they go to the delta and, through the RETURNING list, to the
+   * caller. DuckDB returns no rows from a statement whose RETURNING feeds another write in a common
+   * table expression, so the list is a query of its own.
+   */
+  private CapturePlan insertReturning(
+      String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
+    String stage = tables.insertStage();
+    String returned = tables.stage("returned");
+    WriteFrame.Range returning = frame.returning();
+    String list = sql.substring(returning.start() + "RETURNING".length(), end);
+    WriteFrame.Range[] omitted = Arrays.copyOf(leftOut, leftOut.length + 1);
+    omitted[leftOut.length] = returning;
+    Steps steps =
+        new Steps(
+            ImmutableList.of(
+                tables.insertStageSetup(),
+                "CREATE TEMP TABLE IF NOT EXISTS "
+                    + returned
+                    + " ("
+                    + tables.columnDefinitions(false)
+                    + ")"),
+            frame.retargeted(stage, end, omitted),
+            null,
+            ImmutableList.of(
+                "WITH "
+                    + ROWS
+                    + " AS ("
+                    + insertHead
+                    + " SELECT * FROM "
+                    + stage
+                    + clause
+                    + " RETURNING *) INSERT INTO "
+                    + returned
+                    + " SELECT * FROM "
+                    + ROWS,
+                tables.deltaInsert(tables.captured(""), "1", returned),
+                "SELECT " + list + " FROM " + returned + " AS " + qualifier(),
+                "DELETE FROM " + stage,
+                "DELETE FROM " + returned),
+            2,
+            true);
+    return new CapturePlan(table.id(), true, false, steps, steps);
   }
 
   /**
@@ -429,11 +483,12 @@ public final class CaptureRewriter {
   }
 
   private void refuseReturning() throws SQLFeatureNotSupportedException {
-    if (frame.returning()) {
+    if (frame.returning() != null) {
       throw new SQLFeatureNotSupportedException(
           "RETURNING on "
               + table.relation().displayName()
-              + " is not supported yet: it is read by a materialized view",
+              + " is not supported yet for this write (only for INSERT): it is read by a"
+              + " materialized view",
           "0A000");
     }
   }

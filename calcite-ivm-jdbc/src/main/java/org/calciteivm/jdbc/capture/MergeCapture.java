@@ -47,7 +47,7 @@ final class MergeCapture {
 
   CapturePlan plan() throws SQLFeatureNotSupportedException {
     WriteFrame.Merge merge = frame.merge();
-    if (frame.returning()) {
+    if (frame.returning() != null) {
       throw refused("RETURNING");
     }
     if (merge.hasParameters()) {

@@ -27,7 +27,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *     end of the text: the clauses that choose the rows (USING, FROM, WHERE) and any after them
  * @param joined when the rest begins with the relations joined to the target (USING of a DELETE,
  *     FROM of an UPDATE): the rest after that keyword; else null
- * @param returning whether the statement has a RETURNING clause
+ * @param returning the statement's RETURNING clause, from its keyword to the end of the text, or
+ *     null
  * @param insertOr the {@code OR IGNORE} or {@code OR REPLACE} right after an INSERT's {@code
  *     INSERT}, or null
  * @param onConflict an INSERT's ON CONFLICT clause, or null
@@ -41,7 +42,7 @@ public record WriteFrame(
     ImmutableList<Assignment> assignments,
     Range rest,
     @Nullable Range joined,
-    boolean returning,
+    @Nullable Range returning,
     @Nullable Range insertOr,
     @Nullable OnConflict onConflict,
     @Nullable Merge merge) {

@@ -188,7 +188,7 @@ public final class WriteFrameParser {
         assignments,
         new Range(hasRest ? tokens.get(rest).start() : sql.length(), sql.length()),
         joined,
-        topLevel(rest, "RETURNING") >= 0,
+        returning(rest),
         insertOr,
         onConflict,
         merge);
@@ -302,6 +302,12 @@ public final class WriteFrameParser {
       }
     }
     return -1;
+  }
+
+  /** The RETURNING clause outside parentheses after token {@code from}, to the end, or null. */
+  private @Nullable Range returning(int from) {
+    int returning = topLevel(from, "RETURNING");
+    return returning < 0 ? null : new Range(tokens.get(returning).start(), sql.length());
   }
 
   /** The index of the first of {@code keywords} outside parentheses from {@code from}, or -1. */

@@ -181,6 +181,61 @@ class CaptureFormsTest {
     }
   }
 
+  static Stream<Arguments> returningInserts() {
+    return Stream.of(
+        Arguments.of("INSERT INTO t VALUES (?, 1, 'c', 'n') RETURNING *", List.of("5")),
+        Arguments.of(
+            "INSERT INTO t (k, v) SELECT k, v FROM t WHERE k < ? RETURNING k * 10 AS k10, note, t.s",
+            List.of("3")),
+        Arguments.of(
+            "INSERT OR IGNORE INTO p VALUES (?, 1, 'new'), (5, 2, 'five'), (5, 3, 'again')"
+                + " RETURNING k, s",
+            List.of("1")),
+        Arguments.of(
+            "INSERT INTO p AS x (k) VALUES (?), (1) ON CONFLICT DO NOTHING RETURNING x.k, x.s",
+            List.of("7")),
+        Arguments.of(
+            "INSERT INTO t VALUES (?, 1, 'c', 'n') RETURNING k; -- trailing", List.of("8")));
+  }
+
+  /** An INSERT ... RETURNING returns the rows DuckDB returns, in both forms, and is captured. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("returningInserts")
+  void returningInsertsReturnWhatDuckDbReturns(String sql, List<String> params)
+      throws SQLException {
+    String literal = literal(sql, params);
+    for (boolean prepared : new boolean[] {false, true}) {
+      try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:");
+          Connection plain = DriverManager.getConnection("jdbc:duckdb:")) {
+        setUp(ivm);
+        setUp(plain);
+        createViews(ivm);
+        List<String> expected = TestRows.of(plain, literal);
+        List<String> returned;
+        if (prepared) {
+          try (PreparedStatement statement = ivm.prepareStatement(sql)) {
+            for (int i = 0; i < params.size(); i++) {
+              bind(statement, i + 1, params.get(i));
+            }
+            assertThat(statement.execute()).isTrue();
+            assertThat(statement.getUpdateCount()).isEqualTo(-1);
+            returned = TestRows.of(statement.getResultSet());
+          }
+        } else {
+          returned = TestRows.of(ivm, literal);
+        }
+        String form = prepared ? "prepared" : "direct";
+        assertThat(returned).as(form + " returned rows").isEqualTo(expected);
+        for (String table : List.of("t", "p")) {
+          assertThat(TestRows.of(ivm, "SELECT * FROM " + table))
+              .as(form + ", " + table)
+              .isEqualTo(TestRows.of(plain, "SELECT * FROM " + table));
+        }
+        assertViewsMatch(ivm, form);
+      }
+    }
+  }
+
   @Test
   void batchesDeleteARowOnce() throws SQLException {
     try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:")) {

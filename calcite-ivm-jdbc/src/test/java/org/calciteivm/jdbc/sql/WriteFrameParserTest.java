@@ -24,7 +24,7 @@ class WriteFrameParserTest {
         .containsExactly("a := f(b, c)", "B := (SELECT 1, 2)", "c := ?");
     assertThat(frame.text(frame.rest())).isEqualTo("FROM u WHERE u.id = x.id");
     assertThat(frame.text(frame.joined())).isEqualTo(" u WHERE u.id = x.id");
-    assertThat(frame.returning()).isFalse();
+    assertThat(frame.returning()).isNull();
   }
 
   @Test
@@ -46,13 +46,13 @@ class WriteFrameParserTest {
     assertThat(frame.text(frame.relation())).isEqualTo("t d");
     assertThat(frame.text(frame.rest())).startsWith("USING u");
     assertThat(frame.text(frame.joined())).isEqualTo(" u WHERE u.id = d.id RETURNING d.id");
-    assertThat(frame.returning()).isTrue();
+    assertThat(frame.text(frame.returning())).startsWith("RETURNING");
 
     WriteFrame plain = frame("DELETE FROM t WHERE (SELECT 1 RETURNING) IS NULL");
     assertThat(plain.alias()).isNull();
     assertThat(plain.text(plain.relation())).isEqualTo("t");
     assertThat(plain.joined()).isNull();
-    assertThat(plain.returning()).isFalse();
+    assertThat(plain.returning()).isNull();
   }
 
   @Test
@@ -70,7 +70,8 @@ class WriteFrameParserTest {
     WriteFrame returning = frame("INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING RETURNING *");
     assertThat(returning.text(returning.onConflict().clause()))
         .isEqualTo("ON CONFLICT DO NOTHING ");
-    assertThat(frame("INSERT INTO t VALUES (1) RETURNING *").returning()).isTrue();
+    WriteFrame returnsAll = frame("INSERT INTO t VALUES (1) RETURNING *;");
+    assertThat(returnsAll.text(returnsAll.returning())).isEqualTo("RETURNING *;");
     WriteFrame ignore = frame("INSERT OR IGNORE INTO t VALUES (1)");
     assertThat(ignore.text(ignore.insertOr())).isEqualTo("OR IGNORE");
     assertThat(ignore.onConflict()).isNull();
@@ -129,7 +130,7 @@ class WriteFrameParserTest {
     assertThat(bySource.merge().changesMatched()).isFalse();
     assertThat(bySource.merge().changesUnmatched()).isTrue();
     assertThat(bySource.merge().hasParameters()).isTrue();
-    assertThat(bySource.returning()).isTrue();
+    assertThat(bySource.text(bySource.returning())).isEqualTo("RETURNING *");
     assertThatThrownBy(() -> frame("MERGE INTO t USING s WHEN MATCHED THEN DELETE"))
         .hasMessageContaining("expected ON or USING and WHEN in MERGE INTO t");
   }
