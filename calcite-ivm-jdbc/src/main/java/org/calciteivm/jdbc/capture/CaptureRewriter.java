@@ -3,7 +3,6 @@ package org.calciteivm.jdbc.capture;
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,17 +17,16 @@ import org.calciteivm.jdbc.sql.WriteFrame.Assignment;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Rewrites an INSERT, UPDATE, DELETE, TRUNCATE or COPY ... FROM of a tracked table into a {@link
- * CapturePlan}, from the statement's {@link WriteFrame}: the target, its alias, the SET list of an
- * UPDATE and the clauses after them. Everything else is copied verbatim, so any DuckDB expression,
- * subquery or parameter marker keeps working.
+ * Rewrites a write to a tracked table into a {@link CapturePlan}, from the statement's {@link
+ * WriteFrame}: the target, its alias, the SET list of an UPDATE and the clauses after them.
+ * Everything else is copied verbatim, so any DuckDB expression, subquery or parameter marker keeps
+ * working. DELETE, TRUNCATE and UPDATE are captured here; INSERT and COPY ... FROM by {@link
+ * InsertCapture}, upserts by {@link UpsertCapture}, MERGE by {@link MergeCapture}.
  *
  * <p>The direct form is one statement whose common table expressions change the table and append
  * the change to the delta:
  *
  * <ul>
- *   <li>INSERT: the user's INSERT returns the rows it added (as stored: defaults filled in, values
- *       cast); they go to the delta with weight +1.
  *   <li>DELETE and TRUNCATE: the DELETE returns the rows it removed with their {@code rowid}; they
  *       go to the delta with weight -1.
  *   <li>UPDATE: the target rows are selected once (materialized, so before the table changes) with
@@ -38,10 +36,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       the UPDATE cannot return the new rows itself.
  * </ul>
  *
- * The prepared form stages the rows with the user's text instead (the INSERT's new rows; the rowids
- * of a DELETE; the rowids, old and new values of an UPDATE) and applies them after the claims.
- * DELETE, TRUNCATE and UPDATE claim the changed rowids ({@link RowClaims}). A COPY ... FROM has the
- * INSERT's prepared form only: it loads the rows into the stage.
+ * The prepared form stages the rows with the user's text instead (the rowids of a DELETE; the
+ * rowids, old and new values of an UPDATE) and applies them after the claims. DELETE, TRUNCATE and
+ * UPDATE claim the changed rowids ({@link RowClaims}).
  */
 public final class CaptureRewriter {
   /** The common table expression of the rows a write adds, removes or changes. */
@@ -76,14 +73,14 @@ public final class CaptureRewriter {
     CaptureRewriter rewriter = new CaptureRewriter(frame, table);
     switch (frame.kind()) {
       case INSERT:
-        return rewriter.insert();
+        return new InsertCapture(frame, table, rewriter.tables).plan();
       case DELETE:
         rewriter.refuseReturning();
         return rewriter.delete();
       case TRUNCATE:
         return rewriter.truncate();
       case COPY:
-        return rewriter.copyFrom();
+        return new InsertCapture(frame, table, rewriter.tables).copyFrom();
       case UPDATE:
         return rewriter.update();
       case MERGE:
@@ -91,134 +88,6 @@ public final class CaptureRewriter {
       default:
         throw new IllegalStateException("not a capturable write: " + frame.kind());
     }
-  }
-
-  /**
-   * An INSERT, also {@code INSERT OR IGNORE} and {@code ON CONFLICT ... DO NOTHING}: they add the
-   * rows they return and leave the others alone. Prepared, the rows are staged without the clause
-   * (the stage has no keys) and inserted from the stage with it, which skips the same rows (DuckDB
-   * keeps the first of the rows of one statement that share a key). Upserts ({@code OR REPLACE},
-   * {@code DO UPDATE}) are {@link UpsertCapture}'s.
-   */
-  private CapturePlan insert() throws SQLException {
-    if (frame.upserts()) {
-      refuseReturning();
-      return new UpsertCapture(frame, table, tables).plan();
-    }
-    WriteFrame.Range orIgnore = frame.insertOr();
-    WriteFrame.OnConflict conflict = frame.onConflict();
-    String insertHead =
-        (orIgnore == null ? "INSERT INTO " : "INSERT OR IGNORE INTO ") + tables.target();
-    String skipped =
-        conflict == null
-            ? ""
-            : " "
-                + sql.substring(conflict.clause().start(), Math.min(conflict.clause().end(), end));
-    WriteFrame.Range clause = conflict == null ? null : conflict.clause();
-    if (frame.returning() != null) {
-      return insertReturning(insertHead, skipped, orIgnore, clause);
-    }
-    // the INSERT's text without the trailing semicolon or comment that would end or swallow what
-    // follows it
-    String insert = sql.substring(0, end);
-    Steps staged = intoInsertStage(insertHead, skipped, orIgnore, clause);
-    // new rows claim nothing: no other transaction sees them before this one commits
-    return new CapturePlan(
-        table.id(),
-        true,
-        false,
-        new Steps(ImmutableList.of(), appendInserted(insert), null, ImmutableList.of()),
-        orIgnore == null && conflict == null
-            ? staged
-            : new Steps(staged.setupSql(), staged.sql(), null, staged.applySql(), 0));
-  }
-
-  /**
-   * An INSERT with RETURNING, in one form for both statements and prepared statements: the rows
-   * staged without the clause (and without the OR IGNORE or ON CONFLICT clause, {@code leftOut}),
-   * inserted from the stage ({@code insertHead}, then {@code clause}) returning all their columns
-   * into a second stage, from which they go to the delta and, through the RETURNING list, to the
-   * caller. DuckDB returns no rows from a statement whose RETURNING feeds another write in a common
-   * table expression, so the list is a query of its own.
-   */
-  private CapturePlan insertReturning(
-      String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
-    String stage = tables.insertStage();
-    String returned = tables.stage("returned");
-    WriteFrame.Range returning = frame.returning();
-    String list = sql.substring(returning.start() + "RETURNING".length(), end);
-    WriteFrame.Range[] omitted = Arrays.copyOf(leftOut, leftOut.length + 1);
-    omitted[leftOut.length] = returning;
-    Steps steps =
-        new Steps(
-            ImmutableList.of(
-                tables.insertStageSetup(),
-                "CREATE TEMP TABLE IF NOT EXISTS "
-                    + returned
-                    + " ("
-                    + tables.columnDefinitions(false)
-                    + ")"),
-            frame.retargeted(stage, end, omitted),
-            null,
-            ImmutableList.of(
-                "WITH "
-                    + ROWS
-                    + " AS ("
-                    + insertHead
-                    + " SELECT * FROM "
-                    + stage
-                    + clause
-                    + " RETURNING *) INSERT INTO "
-                    + returned
-                    + " SELECT * FROM "
-                    + ROWS,
-                tables.deltaInsert(tables.captured(""), "1", returned),
-                "SELECT " + list + " FROM " + returned + " AS " + qualifier(),
-                "DELETE FROM " + stage,
-                "DELETE FROM " + returned),
-            2,
-            true);
-    return new CapturePlan(table.id(), true, false, steps, steps);
-  }
-
-  /**
-   * {@code COPY target FROM ...}: captured as the user's COPY into the insert stage, in both forms
-   * (a COPY has no parameters). A column list leaves the others to their defaults there, as in the
-   * target.
-   */
-  private CapturePlan copyFrom() {
-    Steps staged = intoInsertStage("INSERT INTO " + tables.target(), "");
-    return new CapturePlan(table.id(), true, false, staged, staged);
-  }
-
-  /**
-   * The steps that run the statement (an INSERT or a COPY FROM), without the parts {@code leftOut}
-   * (those not null), into the connection's insert stage, a temporary table of the target's columns
-   * and defaults; then insert the staged rows into the target ({@code insertHead}, then {@code
-   * clause}), append the rows that inserted to the delta and empty the stage.
-   */
-  private Steps intoInsertStage(
-      String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
-    String stage = tables.insertStage();
-    return new Steps(
-        ImmutableList.of(tables.insertStageSetup()),
-        frame.retargeted(stage, end, leftOut),
-        null,
-        ImmutableList.of(
-            appendInserted(insertHead + " SELECT * FROM " + stage + clause),
-            "DELETE FROM " + stage));
-  }
-
-  /** Runs {@code insert}, an INSERT into the target, and appends the rows it added to the delta. */
-  private String appendInserted(String insert) {
-    return "WITH "
-        + ROWS
-        + " AS ("
-        + insert
-        + " RETURNING "
-        + tables.returning("")
-        + ") "
-        + tables.deltaInsert(tables.captured(""), "1", ROWS);
   }
 
   private CapturePlan delete() {
@@ -483,6 +352,12 @@ public final class CaptureRewriter {
   }
 
   private void refuseReturning() throws SQLFeatureNotSupportedException {
+    refuseReturning(frame, table);
+  }
+
+  /** Refuses {@code frame}'s RETURNING clause, if it has one, on {@code table}. */
+  static void refuseReturning(WriteFrame frame, TrackedTable table)
+      throws SQLFeatureNotSupportedException {
     if (frame.returning() != null) {
       throw new SQLFeatureNotSupportedException(
           "RETURNING on "
@@ -493,9 +368,8 @@ public final class CaptureRewriter {
     }
   }
 
-  /** The alias of the target, or its name if it has none, quoted. */
   private String qualifier() {
-    return IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
+    return frame.qualifier();
   }
 
   private static String newValueColumn(int index) {

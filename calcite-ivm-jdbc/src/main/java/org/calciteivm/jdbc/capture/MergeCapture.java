@@ -53,8 +53,7 @@ final class MergeCapture {
     if (merge.hasParameters()) {
       throw refused("parameter markers: write its values as literals");
     }
-    String qualifier =
-        IvmNames.quote(frame.alias() == null ? frame.target().name() : frame.alias());
+    String qualifier = frame.qualifier();
     String relation = frame.text(frame.relation());
     String changeable =
         merge.changesUnmatched()

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.calciteivm.core.IvmNames;
 import org.calciteivm.jdbc.sql.ParsedStatement.Write;
 import org.calciteivm.jdbc.sql.ParsedStatement.WriteKind;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -129,6 +130,11 @@ public record WriteFrame(
             && (tokens.get(next + 2).isSymbol(",") || tokens.get(next + 2).isSymbol(")"))
         ? InsertColumns.LISTED
         : InsertColumns.ALL;
+  }
+
+  /** The name the statement's clauses call the target by, quoted: its alias, or its name. */
+  public String qualifier() {
+    return IvmNames.quote(alias == null ? target().name() : alias);
   }
 
   /** The table it writes, with its position in the text. */
