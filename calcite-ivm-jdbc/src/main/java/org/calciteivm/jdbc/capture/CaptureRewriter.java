@@ -2,7 +2,6 @@ package org.calciteivm.jdbc.capture;
 
 import com.google.common.collect.ImmutableList;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +74,6 @@ public final class CaptureRewriter {
       case INSERT:
         return new InsertCapture(frame, table, rewriter.tables).plan();
       case DELETE:
-        rewriter.refuseReturning();
         return rewriter.delete();
       case TRUNCATE:
         return rewriter.truncate();
@@ -91,10 +89,51 @@ public final class CaptureRewriter {
   }
 
   private CapturePlan delete() {
+    if (frame.returning() != null) {
+      return deleteReturning();
+    }
     return deleteRows(
         sql.substring(0, end),
         qualifier(),
         "INSERT INTO " + tables.rowidStage() + " " + selectTargetRows(""));
+  }
+
+  /**
+   * A DELETE with RETURNING, in one form for both statements and prepared statements: the rowids
+   * staged with the user's text and claimed, the rows deleted by rowid returning every column into
+   * the returned stage, from which they go to the delta and, through the RETURNING list, to the
+   * caller.
+   */
+  private CapturePlan deleteReturning() {
+    String stage = tables.rowidStage();
+    Steps steps =
+        new Steps(
+            ImmutableList.<String>builder()
+                .addAll(tables.rowidStageSetup())
+                .add(tables.returnedStageSetup())
+                .build(),
+            "INSERT INTO " + stage + " " + selectTargetRows(""),
+            RowClaims.rowidsSql(stage, ROWID),
+            ImmutableList.of(
+                "WITH "
+                    + ROWS
+                    + " AS (DELETE FROM "
+                    + tables.target()
+                    + " WHERE rowid IN (SELECT "
+                    + ROWID
+                    + " FROM "
+                    + stage
+                    + ") RETURNING *) INSERT INTO "
+                    + tables.returnedStage()
+                    + " SELECT * FROM "
+                    + ROWS,
+                tables.deltaInsert(tables.captured(""), "-1", tables.returnedStage()),
+                tables.returningQuery(frame),
+                "DELETE FROM " + stage,
+                "DELETE FROM " + tables.returnedStage()),
+            2,
+            true);
+    return new CapturePlan(table.id(), false, true, steps, steps);
   }
 
   private CapturePlan truncate() {
@@ -159,7 +198,6 @@ public final class CaptureRewriter {
 
   private @Nullable CapturePlan update() throws SQLException {
     Map<Integer, String> assignments = assignments();
-    refuseReturning();
     List<Column> columns = table.relation().columns();
     if (assignments.keySet().stream().noneMatch(i -> table.captures(columns.get(i).name()))) {
       // no view reads a column it sets: the change cannot change a view
@@ -191,6 +229,10 @@ public final class CaptureRewriter {
             .collect(Collectors.joining(", "));
     String targetRows =
         selectTargetRows(tables.capturedColumns(", ", qualifier() + ".") + newValues);
+    if (frame.returning() != null) {
+      return updateReturning(
+          stagedUpdate(targetRows, assignments.keySet(), newRow, set), newRow, set);
+    }
     return new CapturePlan(
         table.id(),
         true,
@@ -258,6 +300,43 @@ public final class CaptureRewriter {
             "DELETE FROM " + stage));
   }
 
+  /**
+   * An UPDATE with RETURNING, in one form for both statements and prepared statements: the prepared
+   * form {@code staged} (whose new rows are {@code newRow}, set by {@code set}), whose update also
+   * returns every column of the rows it changed (which makes DuckDB run it as a delete and an
+   * insert) into the returned stage, from which the RETURNING list goes to the caller.
+   */
+  private CapturePlan updateReturning(Steps staged, String newRow, String set) {
+    String stage = tables.stage("update");
+    Steps steps =
+        new Steps(
+            ImmutableList.<String>builder()
+                .addAll(staged.setupSql())
+                .add(tables.returnedStageSetup())
+                .build(),
+            staged.sql(),
+            staged.claimSql(),
+            ImmutableList.of(
+                "WITH "
+                    + DELTA
+                    + " AS ("
+                    + updateDelta(stage, newRow)
+                    + "), "
+                    + ROWS
+                    + " AS ("
+                    + updateFrom(stage, set)
+                    + " RETURNING _ivm_t.*) INSERT INTO "
+                    + tables.returnedStage()
+                    + " SELECT * FROM "
+                    + ROWS,
+                tables.returningQuery(frame),
+                "DELETE FROM " + stage,
+                "DELETE FROM " + tables.returnedStage()),
+            1,
+            true);
+    return new CapturePlan(table.id(), true, true, steps, steps);
+  }
+
   /** Appends -old and +new ({@code newRow}) of the changed rows {@code rows} to the delta. */
   private String updateDelta(String rows, String newRow) {
     return tables.deltaInsertHead()
@@ -314,7 +393,7 @@ public final class CaptureRewriter {
         + " FROM "
         + frame.text(frame.relation())
         + (frame.joined() == null ? " " : ", ")
-        + (tail < end ? sql.substring(tail, end) : "")
+        + (tail < bodyEnd() ? sql.substring(tail, bodyEnd()) : "")
         + (frame.joined() != null
             ? " QUALIFY row_number() OVER (PARTITION BY " + qualifier + ".rowid) = 1"
             : "");
@@ -351,25 +430,13 @@ public final class CaptureRewriter {
         "42703");
   }
 
-  private void refuseReturning() throws SQLFeatureNotSupportedException {
-    refuseReturning(frame, table);
-  }
-
-  /** Refuses {@code frame}'s RETURNING clause, if it has one, on {@code table}. */
-  static void refuseReturning(WriteFrame frame, TrackedTable table)
-      throws SQLFeatureNotSupportedException {
-    if (frame.returning() != null) {
-      throw new SQLFeatureNotSupportedException(
-          "RETURNING on "
-              + table.relation().displayName()
-              + " is not supported yet for this write (only for INSERT): it is read by a"
-              + " materialized view",
-          "0A000");
-    }
-  }
-
   private String qualifier() {
     return frame.qualifier();
+  }
+
+  /** The offset where the statement's RETURNING clause begins, or its end if it has none. */
+  private int bodyEnd() {
+    return frame.returning() == null ? end : frame.returning().start();
   }
 
   private static String newValueColumn(int index) {

@@ -5,6 +5,7 @@ import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.ZSets;
 import org.calciteivm.jdbc.catalog.TrackedTable;
+import org.calciteivm.jdbc.sql.WriteFrame;
 
 /**
  * The parts of a capture's SQL that depend on the tracked table alone, not on the write: its name,
@@ -70,6 +71,34 @@ final class CapturedTable {
                         ? ""
                         : " DEFAULT " + c.defaultExpression()))
         .collect(Collectors.joining(", "));
+  }
+
+  /** The connection's stage of the rows a write with RETURNING wrote, all their columns. */
+  String returnedStage() {
+    return stage("returned");
+  }
+
+  /** Creates {@link #returnedStage()} if the connection has none. */
+  String returnedStageSetup() {
+    return "CREATE TEMP TABLE IF NOT EXISTS "
+        + returnedStage()
+        + " ("
+        + columnDefinitions(false)
+        + ")";
+  }
+
+  /**
+   * The query of {@code frame}'s RETURNING list over {@link #returnedStage()}, which takes the name
+   * the statement calls the target by.
+   */
+  String returningQuery(WriteFrame frame) {
+    String list = frame.sql().substring(frame.returning().start(), frame.end());
+    return "SELECT "
+        + list.substring("RETURNING".length())
+        + " FROM "
+        + returnedStage()
+        + " AS "
+        + frame.qualifier();
   }
 
   /** The connection's stage table of the rowids a write changed, to be claimed. */

@@ -46,7 +46,6 @@ final class InsertCapture {
    */
   CapturePlan plan() throws SQLException {
     if (frame.upserts()) {
-      CaptureRewriter.refuseReturning(frame, table);
       return new UpsertCapture(frame, table, tables).plan();
     }
     WriteFrame.Range orIgnore = frame.insertOr();
@@ -88,20 +87,12 @@ final class InsertCapture {
   private CapturePlan insertReturning(
       String insertHead, String clause, WriteFrame.@Nullable Range... leftOut) {
     String stage = tables.insertStage();
-    String returned = tables.stage("returned");
-    WriteFrame.Range returning = frame.returning();
-    String list = sql.substring(returning.start() + "RETURNING".length(), end);
+    String returned = tables.returnedStage();
     WriteFrame.Range[] omitted = Arrays.copyOf(leftOut, leftOut.length + 1);
-    omitted[leftOut.length] = returning;
+    omitted[leftOut.length] = frame.returning();
     Steps steps =
         new Steps(
-            ImmutableList.of(
-                tables.insertStageSetup(),
-                "CREATE TEMP TABLE IF NOT EXISTS "
-                    + returned
-                    + " ("
-                    + tables.columnDefinitions(false)
-                    + ")"),
+            ImmutableList.of(tables.insertStageSetup(), tables.returnedStageSetup()),
             frame.retargeted(stage, end, omitted),
             null,
             ImmutableList.of(
@@ -117,7 +108,7 @@ final class InsertCapture {
                     + " SELECT * FROM "
                     + ROWS,
                 tables.deltaInsert(tables.captured(""), "1", returned),
-                "SELECT " + list + " FROM " + returned + " AS " + frame.qualifier(),
+                tables.returningQuery(frame),
                 "DELETE FROM " + stage,
                 "DELETE FROM " + returned),
             2,

@@ -58,6 +58,9 @@ final class UpsertCapture {
   }
 
   CapturePlan plan() throws SQLException {
+    if (frame.returning() != null) {
+      throw refused("has a RETURNING clause", "read the rows with a query after it");
+    }
     WriteFrame.@Nullable OnConflict conflict = frame.onConflict();
     // DuckDB's OR REPLACE replaces only the columns named, and its DO UPDATE after BY NAME sees
     // only those as EXCLUDED; the stage fills the others with their defaults

@@ -181,7 +181,7 @@ class CaptureFormsTest {
     }
   }
 
-  static Stream<Arguments> returningInserts() {
+  static Stream<Arguments> returningWrites() {
     return Stream.of(
         Arguments.of("INSERT INTO t VALUES (?, 1, 'c', 'n') RETURNING *", List.of("5")),
         Arguments.of(
@@ -195,14 +195,26 @@ class CaptureFormsTest {
             "INSERT INTO p AS x (k) VALUES (?), (1) ON CONFLICT DO NOTHING RETURNING x.k, x.s",
             List.of("7")),
         Arguments.of(
-            "INSERT INTO t VALUES (?, 1, 'c', 'n') RETURNING k; -- trailing", List.of("8")));
+            "INSERT INTO t VALUES (?, 1, 'c', 'n') RETURNING k; -- trailing", List.of("8")),
+        Arguments.of("UPDATE t SET v = v + ? WHERE k % 2 = 0 RETURNING k, v, t.note", List.of("1")),
+        Arguments.of(
+            "UPDATE t AS x SET s = u.name, v = ? FROM u WHERE x.k = u.k AND u.w > 0"
+                + " RETURNING x.k, x.s, v",
+            List.of("7")),
+        Arguments.of("UPDATE p SET k = k + ? WHERE k = 1 RETURNING k, s", List.of("100")),
+        Arguments.of("DELETE FROM t WHERE v IS NULL OR k = ? RETURNING *", List.of("1")),
+        Arguments.of(
+            "DELETE FROM t AS x USING u WHERE x.k = u.k AND u.w > ? RETURNING x.k, x.v;",
+            List.of("0")));
   }
 
-  /** An INSERT ... RETURNING returns the rows DuckDB returns, in both forms, and is captured. */
+  /**
+   * An INSERT, UPDATE or DELETE ... RETURNING returns the rows DuckDB returns, in both forms, and
+   * is captured.
+   */
   @ParameterizedTest(name = "{0}")
-  @MethodSource("returningInserts")
-  void returningInsertsReturnWhatDuckDbReturns(String sql, List<String> params)
-      throws SQLException {
+  @MethodSource("returningWrites")
+  void returningWritesReturnWhatDuckDbReturns(String sql, List<String> params) throws SQLException {
     String literal = literal(sql, params);
     for (boolean prepared : new boolean[] {false, true}) {
       try (Connection ivm = DriverManager.getConnection("jdbc:ivm:duckdb:");
