@@ -21,7 +21,8 @@ import org.calciteivm.jdbc.sql.WriteFrame;
  *       it has a {@code WHEN MATCHED} clause, every row if it has a {@code WHEN NOT MATCHED BY
  *       SOURCE} one, and claim them;
  *   <li>note the greatest rowid of the rows the transaction has appended to the target so far;
- *   <li>run the MERGE as written; its update count is the write's;
+ *   <li>run the MERGE as written; its update count is the write's, or with RETURNING its rows (on
+ *       the caller's statement);
  *   <li>append to the delta every staged row with weight -1, and with weight +1 every target row
  *       now at a staged rowid (updated in place, or left as it was) or above the noted rowid (the
  *       rows the MERGE inserted, and the new versions of rows it updated by a delete and an
@@ -47,9 +48,6 @@ final class MergeCapture {
 
   CapturePlan plan() throws SQLFeatureNotSupportedException {
     WriteFrame.Merge merge = frame.merge();
-    if (frame.returning() != null) {
-      throw refused("RETURNING");
-    }
     if (merge.hasParameters()) {
       throw refused("parameter markers: write its values as literals");
     }
@@ -119,7 +117,10 @@ final class MergeCapture {
                     + ")",
                 "DELETE FROM " + stage,
                 "DELETE FROM " + mark),
-            1);
+            1,
+            // the MERGE as written returns its RETURNING rows to the caller (a RETURNING makes
+            // DuckDB delete and insert the rows it updates, which the rowids above show)
+            frame.returning() != null);
     return new CapturePlan(table.id(), true, true, steps, steps);
   }
 

@@ -58,9 +58,6 @@ final class UpsertCapture {
   }
 
   CapturePlan plan() throws SQLException {
-    if (frame.returning() != null) {
-      throw refused("has a RETURNING clause", "read the rows with a query after it");
-    }
     WriteFrame.@Nullable OnConflict conflict = frame.onConflict();
     // DuckDB's OR REPLACE replaces only the columns named, and its DO UPDATE after BY NAME sees
     // only those as EXCLUDED; the stage fills the others with their defaults
@@ -98,7 +95,13 @@ final class UpsertCapture {
             + (frame.alias() == null ? "" : " AS " + IvmNames.quote(frame.alias()))
             + " SELECT * FROM "
             + stage
-            + (conflict == null ? "" : " " + frame.sql().substring(conflict.clause().start(), end));
+            + (conflict == null
+                ? ""
+                : " "
+                    + frame
+                        .sql()
+                        .substring(
+                            conflict.clause().start(), Math.min(conflict.clause().end(), end)));
     ImmutableList<String> setup =
         ImmutableList.of(
             tables.insertStageSetup(),
@@ -113,37 +116,56 @@ final class UpsertCapture {
                 + tables.columnDefinitions(false)
                 + ")");
     String stageSql =
-        frame.retargeted(stage, end, frame.insertOr(), conflict == null ? null : conflict.clause());
+        frame.retargeted(
+            stage,
+            end,
+            frame.insertOr(),
+            conflict == null ? null : conflict.clause(),
+            frame.returning());
     String claimSql =
         RowClaims.rowidsSql("(SELECT _ivm_t.rowid AS " + ROWID + conflicting + ")", ROWID);
+    ImmutableList.Builder<String> applying =
+        ImmutableList.<String>builder()
+            .add(
+                "INSERT INTO " + oldRows + " SELECT _ivm_t.*" + conflicting,
+                "WITH "
+                    + ROWS
+                    + " AS ("
+                    + upsert
+                    + " RETURNING *) INSERT INTO "
+                    + newRows
+                    + " SELECT * FROM "
+                    + ROWS,
+                tables.deltaInsertHead()
+                    + " SELECT "
+                    + tables.captured("_ivm_o.")
+                    + "-1, NULL FROM "
+                    + oldRows
+                    + " AS _ivm_o WHERE EXISTS (SELECT 1 FROM "
+                    + newRows
+                    + " AS _ivm_n WHERE "
+                    + sameKey(key, "_ivm_n", "_ivm_o")
+                    + ") UNION ALL SELECT "
+                    + tables.captured("")
+                    + "1, NULL FROM "
+                    + newRows);
+    // with RETURNING, its list over the rows the upsert returned is the write's result
+    boolean returns = frame.returning() != null;
+    if (returns) {
+      applying.add(
+          "SELECT "
+              + frame.sql().substring(frame.returning().start() + "RETURNING".length(), end)
+              + " FROM "
+              + newRows
+              + " AS "
+              + frame.qualifier());
+    }
     ImmutableList<String> apply =
-        ImmutableList.of(
-            "INSERT INTO " + oldRows + " SELECT _ivm_t.*" + conflicting,
-            "WITH "
-                + ROWS
-                + " AS ("
-                + upsert
-                + " RETURNING *) INSERT INTO "
-                + newRows
-                + " SELECT * FROM "
-                + ROWS,
-            tables.deltaInsertHead()
-                + " SELECT "
-                + tables.captured("_ivm_o.")
-                + "-1, NULL FROM "
-                + oldRows
-                + " AS _ivm_o WHERE EXISTS (SELECT 1 FROM "
-                + newRows
-                + " AS _ivm_n WHERE "
-                + sameKey(key, "_ivm_n", "_ivm_o")
-                + ") UNION ALL SELECT "
-                + tables.captured("")
-                + "1, NULL FROM "
-                + newRows,
-            "DELETE FROM " + stage,
-            "DELETE FROM " + oldRows,
-            "DELETE FROM " + newRows);
-    Steps direct = new Steps(setup, stageSql, claimSql, apply, 1);
+        applying
+            .add("DELETE FROM " + stage, "DELETE FROM " + oldRows, "DELETE FROM " + newRows)
+            .build();
+    int counted = returns ? 3 : 1;
+    Steps direct = new Steps(setup, stageSql, claimSql, apply, counted, returns);
     // a batch stages the rows of all its statements and applies them as one upsert, where a key
     // proposed twice keeps its first row; run one after the other they would keep the last
     Steps prepared =
@@ -152,7 +174,8 @@ final class UpsertCapture {
             stageSql,
             claimSql,
             ImmutableList.<String>builder().add(keyProposedTwice(key, stage)).addAll(apply).build(),
-            2);
+            counted + 1,
+            returns);
     return new CapturePlan(table.id(), true, true, direct, prepared);
   }
 

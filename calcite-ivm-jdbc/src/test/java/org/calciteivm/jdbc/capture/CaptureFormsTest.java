@@ -205,12 +205,23 @@ class CaptureFormsTest {
         Arguments.of("DELETE FROM t WHERE v IS NULL OR k = ? RETURNING *", List.of("1")),
         Arguments.of(
             "DELETE FROM t AS x USING u WHERE x.k = u.k AND u.w > ? RETURNING x.k, x.v;",
-            List.of("0")));
+            List.of("0")),
+        Arguments.of(
+            "INSERT INTO p VALUES (2, ?, 'u'), (8, 80, 'n') ON CONFLICT (k) DO UPDATE"
+                + " SET v = excluded.v RETURNING k, v",
+            List.of("21")),
+        Arguments.of(
+            "INSERT OR REPLACE INTO p AS x VALUES (?, 11, 'r') RETURNING x.k, x.s", List.of("1")),
+        Arguments.of(
+            "MERGE INTO p USING (VALUES (2, 0), (9, 90)) AS s(k, v) ON p.k = s.k"
+                + " WHEN MATCHED THEN UPDATE SET v = s.v"
+                + " WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v) RETURNING merge_action, *",
+            List.of()));
   }
 
   /**
-   * An INSERT, UPDATE or DELETE ... RETURNING returns the rows DuckDB returns, in both forms, and
-   * is captured.
+   * A write with RETURNING (INSERT, UPDATE, DELETE, upserts, MERGE) returns the rows DuckDB
+   * returns, in both forms, and is captured.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("returningWrites")
