@@ -199,10 +199,12 @@ class RandomizedUpsertTest {
                 ? "WHEN NOT MATCHED BY SOURCE AND kv.k % 7 = 0 THEN DELETE"
                 : "WHEN NOT MATCHED BY SOURCE AND kv.x > 60 THEN UPDATE SET x = kv.x - 50");
       }
+      // a RETURNING makes DuckDB delete and insert the rows a MERGE updates
       return "MERGE INTO kv USING (VALUES "
           + String.join(", ", rows)
           + ") AS s(k, g, x) ON kv.k = s.k "
-          + String.join(" ", clauses);
+          + String.join(" ", clauses)
+          + (random.nextInt(3) == 0 ? " RETURNING merge_action, k" : "");
     }
 
     /**
@@ -223,7 +225,11 @@ class RandomizedUpsertTest {
                 + (random.nextInt(6) == 0 ? "NULL" : "'s" + random.nextInt(5) + "'")
                 + ")");
       }
-      return head + " VALUES " + String.join(", ", values) + tail;
+      return head
+          + " VALUES "
+          + String.join(", ", values)
+          + tail
+          + (random.nextInt(4) == 0 ? " RETURNING k, x" : "");
     }
 
     /**
