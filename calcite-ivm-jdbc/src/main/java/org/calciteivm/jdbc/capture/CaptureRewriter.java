@@ -115,15 +115,8 @@ public final class CaptureRewriter {
             "INSERT INTO " + stage + " " + selectTargetRows(""),
             RowClaims.rowidsSql(stage, ROWID),
             ImmutableList.of(
-                "WITH "
-                    + ROWS
-                    + " AS (DELETE FROM "
-                    + tables.target()
-                    + " WHERE rowid IN (SELECT "
-                    + ROWID
-                    + " FROM "
-                    + stage
-                    + ") RETURNING *) INSERT INTO "
+                deleteStaged("*")
+                    + " INSERT INTO "
                     + tables.returnedStage()
                     + " SELECT * FROM "
                     + ROWS,
@@ -134,6 +127,24 @@ public final class CaptureRewriter {
             2,
             true);
     return new CapturePlan(table.id(), false, true, steps, steps);
+  }
+
+  /**
+   * The start of a statement that deletes the rows whose rowids are staged, as the common table
+   * expression {@code ROWS} of the columns {@code returning}.
+   */
+  private String deleteStaged(String returning) {
+    return "WITH "
+        + ROWS
+        + " AS (DELETE FROM "
+        + tables.target()
+        + " WHERE rowid IN (SELECT "
+        + ROWID
+        + " FROM "
+        + tables.rowidStage()
+        + ") RETURNING "
+        + returning
+        + ")";
   }
 
   private CapturePlan truncate() {
@@ -181,17 +192,8 @@ public final class CaptureRewriter {
             RowClaims.rowidsSql(stage, ROWID),
             ImmutableList.of(
                 // a rowid staged twice (by a batch) is deleted, and recorded, once
-                "WITH "
-                    + ROWS
-                    + " AS (DELETE FROM "
-                    + tables.target()
-                    + " WHERE rowid IN (SELECT "
-                    + ROWID
-                    + " FROM "
-                    + stage
-                    + ") RETURNING "
-                    + tables.returning("")
-                    + ") "
+                deleteStaged(tables.returning(""))
+                    + " "
                     + tables.deltaInsert(tables.captured(""), "-1", ROWS),
                 "DELETE FROM " + stage)));
   }
@@ -284,15 +286,7 @@ public final class CaptureRewriter {
             .mapToObj(i -> ", " + newValueColumn(i) + " " + columns.get(i).dataType())
             .collect(Collectors.joining());
     return new Steps(
-        ImmutableList.of(
-            "CREATE TEMP TABLE IF NOT EXISTS "
-                + stage
-                + " ("
-                + ROWID
-                + " BIGINT"
-                + tables.capturedDefinitions()
-                + newValueDefinitions
-                + ")"),
+        ImmutableList.of(tables.rowsStageSetup(stage, newValueDefinitions)),
         "INSERT INTO " + stage + " (" + stageColumns + ") " + targetRows,
         RowClaims.rowidsSql(stage, ROWID),
         ImmutableList.of(

@@ -112,12 +112,25 @@ final class CapturedTable {
         "CREATE TEMP TABLE IF NOT EXISTS " + rowidStage() + " (" + ROWID + " BIGINT)");
   }
 
-  /** The captured columns with their types, each preceded by a comma, for a stage table. */
-  String capturedDefinitions() {
-    return table.capturedColumns().stream()
-        .map(name -> table.relation().columns().get(table.relation().columnIndex(name)))
-        .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
-        .collect(Collectors.joining());
+  /**
+   * Creates {@code stage} if the connection has none: a temporary table of changed rows, their
+   * rowid and captured columns, then {@code moreDefinitions} (column definitions, each after a
+   * comma).
+   */
+  String rowsStageSetup(String stage, String moreDefinitions) {
+    String captured =
+        table.capturedColumns().stream()
+            .map(name -> table.relation().columns().get(table.relation().columnIndex(name)))
+            .map(c -> ", " + IvmNames.quote(c.name()) + " " + c.dataType())
+            .collect(Collectors.joining());
+    return "CREATE TEMP TABLE IF NOT EXISTS "
+        + stage
+        + " ("
+        + ROWID
+        + " BIGINT"
+        + captured
+        + moreDefinitions
+        + ")";
   }
 
   /** The captured columns, each preceded by {@code separator} and {@code qualifier}. */

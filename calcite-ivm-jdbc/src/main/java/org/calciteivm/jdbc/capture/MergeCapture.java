@@ -68,13 +68,7 @@ final class MergeCapture {
     Steps steps =
         new Steps(
             ImmutableList.of(
-                "CREATE TEMP TABLE IF NOT EXISTS "
-                    + stage
-                    + " ("
-                    + ROWID
-                    + " BIGINT"
-                    + tables.capturedDefinitions()
-                    + ")",
+                tables.rowsStageSetup(stage, ""),
                 "CREATE TEMP TABLE IF NOT EXISTS " + mark + " (" + ROWID + " BIGINT)"),
             "INSERT INTO "
                 + stage

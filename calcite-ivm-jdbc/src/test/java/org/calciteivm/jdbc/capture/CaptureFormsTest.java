@@ -171,12 +171,7 @@ class CaptureFormsTest {
         }
         String form = prepared ? "prepared" : "direct";
         assertThat(count).as(form + " update count").isEqualTo(expected);
-        for (String table : List.of("t", "p")) {
-          assertThat(TestRows.of(ivm, "SELECT * FROM " + table))
-              .as(form + ", " + table)
-              .isEqualTo(TestRows.of(plain, "SELECT * FROM " + table));
-        }
-        assertViewsMatch(ivm, form);
+        assertTablesAndViewsMatch(ivm, plain, form);
       }
     }
   }
@@ -249,12 +244,7 @@ class CaptureFormsTest {
         }
         String form = prepared ? "prepared" : "direct";
         assertThat(returned).as(form + " returned rows").isEqualTo(expected);
-        for (String table : List.of("t", "p")) {
-          assertThat(TestRows.of(ivm, "SELECT * FROM " + table))
-              .as(form + ", " + table)
-              .isEqualTo(TestRows.of(plain, "SELECT * FROM " + table));
-        }
-        assertViewsMatch(ivm, form);
+        assertTablesAndViewsMatch(ivm, plain, form);
       }
     }
   }
@@ -468,6 +458,17 @@ class CaptureFormsTest {
     for (int i = 0; i < VIEWS.size(); i++) {
       execute(ivm, "CREATE MATERIALIZED VIEW v" + i + " AS " + VIEWS.get(i));
     }
+  }
+
+  /** The tables of {@code ivm} equal those of {@code plain}, and its views their queries. */
+  private static void assertTablesAndViewsMatch(Connection ivm, Connection plain, String form)
+      throws SQLException {
+    for (String table : List.of("t", "p")) {
+      assertThat(TestRows.of(ivm, "SELECT * FROM " + table))
+          .as(form + ", " + table)
+          .isEqualTo(TestRows.of(plain, "SELECT * FROM " + table));
+    }
+    assertViewsMatch(ivm, form);
   }
 
   private static void assertViewsMatch(Connection ivm, String where) throws SQLException {
