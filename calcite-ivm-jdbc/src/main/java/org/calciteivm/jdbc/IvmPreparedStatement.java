@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
@@ -128,6 +129,20 @@ final class IvmPreparedStatement extends DelegatingPreparedStatement {
       return preparedDelegate.getResultSet();
     }
     return capture.returnsRows() && results != null ? results.getResultSet() : null;
+  }
+
+  /**
+   * The columns of the result: for a captured write with RETURNING, those of the statement that
+   * returns its rows (the prepared statement itself only stages them, and has none).
+   */
+  @Override
+  public ResultSetMetaData getMetaData() throws SQLException {
+    if (capture == null || !capture.returnsRows()) {
+      return super.getMetaData();
+    }
+    try (PreparedStatement result = connection.duckDb().prepareStatement(capture.resultSql())) {
+      return result.getMetaData();
+    }
   }
 
   @Override

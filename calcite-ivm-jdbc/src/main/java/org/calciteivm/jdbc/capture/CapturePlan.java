@@ -81,6 +81,14 @@ public record CapturePlan(
     return prepared.returnsRows();
   }
 
+  /** The statement whose rows a write with RETURNING returns, to describe its columns. */
+  public String resultSql() {
+    if (!returnsRows()) {
+      throw new IllegalStateException("the write returns no rows");
+    }
+    return prepared.applySql().get(prepared.countedApply());
+  }
+
   /**
    * Whether the prepared form's update count is that of a statement of its apply rather than of its
    * stage statement ({@link Steps#countedApply}).

@@ -196,7 +196,8 @@ class CaptureFormsTest {
             "UPDATE t AS x SET s = u.name, v = ? FROM u WHERE x.k = u.k AND u.w > 0"
                 + " RETURNING x.k, x.s, v",
             List.of("7")),
-        Arguments.of("UPDATE p SET k = k + ? WHERE k = 1 RETURNING k, s", List.of("100")),
+        Arguments.of(
+            "UPDATE p SET k = k + ?, v = v + 1 WHERE k = 1 RETURNING k, s", List.of("100")),
         Arguments.of("DELETE FROM t WHERE v IS NULL OR k = ? RETURNING *", List.of("1")),
         Arguments.of(
             "DELETE FROM t AS x USING u WHERE x.k = u.k AND u.w > ? RETURNING x.k, x.v;",
@@ -234,6 +235,13 @@ class CaptureFormsTest {
           try (PreparedStatement statement = ivm.prepareStatement(sql)) {
             for (int i = 0; i < params.size(); i++) {
               bind(statement, i + 1, params.get(i));
+            }
+            // described before it runs, as a server describes a statement it prepares
+            try (PreparedStatement described = plain.prepareStatement(literal)) {
+              assertThat(statement.getMetaData().getColumnCount())
+                  .isEqualTo(described.getMetaData().getColumnCount());
+              assertThat(statement.getMetaData().getColumnLabel(1))
+                  .isEqualTo(described.getMetaData().getColumnLabel(1));
             }
             assertThat(statement.execute()).isTrue();
             assertThat(statement.getUpdateCount()).isEqualTo(-1);
