@@ -104,20 +104,23 @@ final class UpsertCapture {
                         .sql()
                         .substring(
                             conflict.clause().start(), Math.min(conflict.clause().end(), end)));
+    boolean returns = frame.returning() != null;
     ImmutableList<String> setup =
-        ImmutableList.of(
-            tables.insertStageSetup(),
-            tables.rowsStageSetup(tables.stage("upsert_keyed"), ""),
-            "CREATE TEMP TABLE IF NOT EXISTS "
-                + oldRows
-                + " ("
-                + tables.columnDefinitions(false)
-                + ")",
-            "CREATE TEMP TABLE IF NOT EXISTS "
-                + newRows
-                + " ("
-                + tables.columnDefinitions(false)
-                + ")");
+        returns
+            ? ImmutableList.of(
+                tables.insertStageSetup(),
+                "CREATE TEMP TABLE IF NOT EXISTS "
+                    + oldRows
+                    + " ("
+                    + tables.columnDefinitions(false)
+                    + ")",
+                "CREATE TEMP TABLE IF NOT EXISTS "
+                    + newRows
+                    + " ("
+                    + tables.columnDefinitions(false)
+                    + ")")
+            : ImmutableList.of(
+                tables.insertStageSetup(), tables.rowsStageSetup(tables.stage("upsert_keyed"), ""));
     String stageSql =
         frame.retargeted(
             stage,
@@ -127,7 +130,6 @@ final class UpsertCapture {
             frame.returning());
     String claimSql =
         RowClaims.rowidsSql("(SELECT _ivm_t.rowid AS " + ROWID + conflicting + ")", ROWID);
-    boolean returns = frame.returning() != null;
     ImmutableList<String> apply =
         returns
             ? returningApply(key, stage, oldRows, newRows, conflicting, upsert)
