@@ -71,10 +71,9 @@ public final class ChangeCapture {
               + " cannot be captured, and "
               + ViewEntry.dependents(
                   catalog.viewsReading(tracked.get().id()), "reads the table", "read the table")
-              + ": use INSERT (also OR IGNORE, OR REPLACE, ON CONFLICT), UPDATE, DELETE or TRUNCATE"
-              + " (MERGE, writes inside WITH, writes prepared by"
-              + " SQL PREPARE, which a JDBC PreparedStatement replaces, and EXPLAIN ANALYZE are not"
-              + " captured)",
+              + ": use INSERT (also OR IGNORE, OR REPLACE, ON CONFLICT), UPDATE, DELETE, TRUNCATE"
+              + " or MERGE (writes inside WITH, writes prepared by SQL PREPARE, which a JDBC"
+              + " PreparedStatement replaces, and EXPLAIN ANALYZE are not captured)",
           "0A000");
     }
     // only now is the frame read: a write to another table goes to DuckDB as written
