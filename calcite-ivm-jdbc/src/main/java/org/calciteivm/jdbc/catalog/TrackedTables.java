@@ -182,29 +182,33 @@ public final class TrackedTables {
 
   /**
    * Creates the empty delta table {@code name} with the columns {@code captured} of {@code
-   * relation}, then the weight and the epoch. Created from a query rather than from type names so
-   * that DuckDB gives each column its relation's type whole, collation included: a {@code VARCHAR
-   * COLLATE NOCASE} key captured without its collation would split one group of the view into
-   * several in the change.
+   * relation}, then the weight and the epoch. Defined from a query rather than from the catalog's
+   * type names so that each column gets its relation's type whole, collation included ({@link
+   * DefinedColumn}): a {@code VARCHAR COLLATE NOCASE} key captured without its collation would
+   * split one group of the view into several in the change.
    */
   private static void createDeltaTable(
       Connection connection, String name, Relation relation, List<String> captured)
       throws SQLException {
-    String weight = IvmNames.quote(ZSets.WEIGHT_COLUMN);
+    List<DefinedColumn> columns =
+        captured.isEmpty()
+            ? List.of()
+            : DefinedColumn.of(
+                connection,
+                "SELECT "
+                    + captured.stream().map(IvmNames::quote).collect(Collectors.joining(", "))
+                    + " FROM "
+                    + relation.qualifiedName());
     try (Statement s = connection.createStatement()) {
       s.execute(
           "CREATE TABLE "
               + name
-              + " AS SELECT "
-              + captured.stream().map(c -> IvmNames.quote(c) + ", ").collect(Collectors.joining())
-              + "CAST(NULL AS BIGINT) AS "
-              + weight
-              + ", CAST(NULL AS BIGINT) AS "
+              + " ("
+              + columns.stream().map(c -> c.definition() + ", ").collect(Collectors.joining())
+              + IvmNames.quote(ZSets.WEIGHT_COLUMN)
+              + " BIGINT NOT NULL, "
               + IvmNames.quote(IvmNames.EPOCH_COLUMN)
-              + " FROM "
-              + relation.qualifiedName()
-              + " WITH NO DATA");
-      s.execute("ALTER TABLE " + name + " ALTER COLUMN " + weight + " SET NOT NULL");
+              + " BIGINT)");
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.calciteivm.core.IvmNames;
+import org.calciteivm.jdbc.catalog.DefinedColumn;
 import org.calciteivm.jdbc.catalog.DuckDbCatalog;
 import org.calciteivm.jdbc.catalog.ViewEntry;
 import org.calciteivm.rules.aggregate.AggregateState;
@@ -28,51 +29,34 @@ final class StoredState {
   /**
    * The statements that create the table of {@code view} and fill it with the state {@code
    * contentSql} computes, its columns named and typed as {@code CREATE TABLE ... AS} names and
-   * types the query's (collations included, which DuckDB's description of a query leaves out).
+   * types the query's, collations included ({@link DefinedColumn}: the table is created from a
+   * column list, since DuckDB loses a large INSERT into a table created empty from a query in the
+   * same transaction).
    *
    * <p>Columns of a type DuckDB keeps in 128 bits (the sums of DECIMALs and of BIGINTs) are stored
-   * uncompressed, added after the others (the state is read by its columns' names). DuckDB 2.0
-   * bit-packs them once checkpointed, and then changing a few of them rewrites whole segments:
-   * measured on the 100,000 groups of a per-customer sum (SF 1), updating 1,500 of them took 7.4 ms
-   * bit-packed and 2.0 ms uncompressed, a scan of the column 4.5 and 1.8 ms; BIGINT, DOUBLE and
-   * 18-digit DECIMAL columns take 1.9 to 2.3 ms either way. Every refresh updates such sums, so
-   * they cost 16 bytes a value rather than time. DuckDB cannot change a column's compression, so
-   * the table is created empty, without them, and they are added.
+   * uncompressed. DuckDB 2.0 bit-packs them once checkpointed, and then changing a few of them
+   * rewrites whole segments: measured on the 100,000 groups of a per-customer sum (SF 1), updating
+   * 1,500 of them took 7.4 ms bit-packed and 2.0 ms uncompressed, a scan of the column 4.5 and 1.8
+   * ms; BIGINT, DOUBLE and 18-digit DECIMAL columns take 1.9 to 2.3 ms either way. Every refresh
+   * updates such sums, so they cost 16 bytes a value rather than time.
    */
   static List<String> create(Connection connection, ViewEntry view, String contentSql)
       throws SQLException {
-    List<DescribedColumn> columns = DescribedColumn.describe(connection, contentSql);
-    List<DescribedColumn> wide =
-        columns.stream().filter(c -> WIDE.matcher(c.type()).matches()).toList();
+    List<DefinedColumn> columns = DefinedColumn.of(connection, contentSql);
+    String definitions =
+        columns.stream()
+            .map(
+                c ->
+                    c.definition()
+                        + (WIDE.matcher(c.type()).matches()
+                            ? " USING COMPRESSION uncompressed"
+                            : ""))
+            .collect(Collectors.joining(", "));
     String names =
         columns.stream().map(c -> IvmNames.quote(c.name())).collect(Collectors.joining(", "));
-    List<String> statements = new ArrayList<>();
-    statements.add(
-        "CREATE TABLE "
-            + view.dataTable()
-            + " AS SELECT * "
-            + (wide.isEmpty()
-                ? ""
-                : "EXCLUDE ("
-                    + wide.stream()
-                        .map(c -> IvmNames.quote(c.name()))
-                        .collect(Collectors.joining(", "))
-                    + ") ")
-            + "FROM ("
-            + contentSql
-            + ") WITH NO DATA");
-    for (DescribedColumn c : wide) {
-      statements.add(
-          "ALTER TABLE "
-              + view.dataTable()
-              + " ADD COLUMN "
-              + IvmNames.quote(c.name())
-              + " "
-              + c.type()
-              + " USING COMPRESSION uncompressed");
-    }
-    statements.add("INSERT INTO " + view.dataTable() + " (" + names + ") " + contentSql);
-    return statements;
+    return List.of(
+        "CREATE TABLE " + view.dataTable() + " (" + definitions + ")",
+        "INSERT INTO " + view.dataTable() + " (" + names + ") " + contentSql);
   }
 
   /** The stored state of {@code view}, aliased {@code alias} if not empty. */
