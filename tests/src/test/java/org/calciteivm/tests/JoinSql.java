@@ -403,13 +403,17 @@ final class JoinSql {
       int where = ownWhere(from);
       return where < 0 ? from + join : from.substring(0, where) + join + from.substring(where);
     }
+    // in a keyed set, a subquery over a referencing table correlated by its foreign key (k
+    // REFERENCES t0 (id)): the key may leave out a join term through the subquery's DISTINCT
+    boolean byForeignKey = keyed && outer.table() == 0 && inner.table() > 0 && random.nextBoolean();
+    String outerKey = byForeignKey ? "id" : "k";
     String predicate =
         switch (kind) {
           case 0, 1 ->
               "EXISTS (SELECT * FROM "
                   + table
                   + " WHERE "
-                  + equal(inner, outer, "k", "k")
+                  + equal(inner, outer, "k", outerKey)
                   + (random.nextBoolean() ? "" : " AND " + equal(inner, outer, "j", "j"))
                   + filter
                   + ")";
@@ -423,7 +427,7 @@ final class JoinSql {
                   + filter
                   + ")";
           case 4 ->
-              outer.column("k")
+              outer.column(outerKey)
                   + " IN (SELECT "
                   + inner.column("k")
                   + " FROM "

@@ -155,25 +155,28 @@ public final class RefreshExplanation {
             + changed.stream()
                 .map(id -> tableName(connection, id))
                 .collect(Collectors.joining(", ")));
-    if (!delta.terms().isEmpty()) {
+    List<String> prunedWhenInserts = whenInserts.delta().pruned();
+    List<String> prunedWhenDeletes =
+        program
+            .incremental(
+                new RefreshProgram.PendingChange(changed, ImmutableSet.of(), changed), settings)
+            .delta()
+            .pruned();
+    // the terms are listed for inner joins of scans; what a declared key leaves out, for any join
+    if (!delta.terms().isEmpty() || !prunedWhenInserts.isEmpty() || !prunedWhenDeletes.isEmpty()) {
       lines.add(
           "join expansion: "
               + delta.joins()
               + " (ivm_join_strategy = "
               + settings.get(IvmSetting.JOIN_STRATEGY)
-              + "); terms (Δt change, t current state, t⁻ previous state):");
+              + ")"
+              + (delta.terms().isEmpty()
+                  ? ""
+                  : "; terms (Δt change, t current state, t⁻ previous state):"));
       delta.terms().forEach(t -> lines.add("  " + t));
-      whenInserts
-          .delta()
-          .pruned()
-          .forEach(p -> lines.add("  when every change is an insert: " + p));
-      program
-          .incremental(
-              new RefreshProgram.PendingChange(changed, ImmutableSet.of(), changed), settings)
-          .delta()
-          .pruned()
-          .forEach(p -> lines.add("  when every change is a delete: " + p));
-      if (delta.negativeWeightsPossible()) {
+      prunedWhenInserts.forEach(p -> lines.add("  when every change is an insert: " + p));
+      prunedWhenDeletes.forEach(p -> lines.add("  when every change is a delete: " + p));
+      if (!delta.terms().isEmpty() && delta.negativeWeightsPossible()) {
         lines.add(
             "  an insert-only change can give rows of negative weight here: the append path"
                 + " consolidates them first");

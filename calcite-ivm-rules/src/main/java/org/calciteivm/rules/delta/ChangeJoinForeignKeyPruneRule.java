@@ -9,6 +9,7 @@ import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelReferentialConstraint;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
@@ -198,7 +199,8 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
 
   /**
    * The base-table column that column {@code i} of {@code rel} is a copy of (through projections,
-   * filters and joins), or null if it is computed.
+   * filters, joins and the group keys of aggregates, such as the {@code DISTINCT} an {@code EXISTS}
+   * or {@code IN} subquery becomes), or null if it is computed.
    */
   private static Column origin(RelNode rel, int i) {
     RelNode node = rel.stripped();
@@ -216,6 +218,13 @@ public class ChangeJoinForeignKeyPruneRule extends RelRule<ChangeJoinForeignKeyP
     if (node instanceof Join join) {
       int leftColumns = join.getLeft().getRowType().getFieldCount();
       return i < leftColumns ? origin(join.getLeft(), i) : origin(join.getRight(), i - leftColumns);
+    }
+    if (node instanceof Aggregate aggregate && aggregate.getGroupType() == Aggregate.Group.SIMPLE) {
+      // a group key's values are values of its input column, in the rows of the input's state (a
+      // group's change, of the rows that changed): what the emptiness arguments need
+      return i < aggregate.getGroupCount()
+          ? origin(aggregate.getInput(), aggregate.getGroupSet().nth(i))
+          : null;
     }
     return null;
   }
