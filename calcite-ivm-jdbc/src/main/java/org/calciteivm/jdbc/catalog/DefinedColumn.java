@@ -89,10 +89,10 @@ public record DefinedColumn(String name, String type, String definition) {
    * The column definitions of {@code createTable}, DuckDB's {@code CREATE TABLE t(a INTEGER,
    * ...);}: the texts between the top-level commas of its outermost parentheses.
    */
-  static List<String> definitions(String createTable) throws SQLException {
+  private static List<String> definitions(String createTable) throws SQLException {
     SqlStatement statement = SqlStatement.of(createTable);
     List<SqlToken> tokens = statement.tokens();
-    // the list is in the first parenthesis and the last (DuckDB writes nothing else in any)
+    // the list opens at the first parenthesis and closes at the last: DuckDB writes nothing after
     int open = -1;
     int close = -1;
     for (int i = 0; i < tokens.size(); i++) {
