@@ -298,15 +298,16 @@ public final class ViewCompiler {
     ChangeEmission.Groups groups = null;
     if (aggregate != null) {
       AggregateState state = AggregateState.of(aggregate);
+      // DuckDB's SEMI JOIN, not WHERE EXISTS: a correlated EXISTS over the NULL-safe keys took
+      // 2.9 ms against 1.1 ms (Q3's 11,515 groups, 1,500 touched), 16 against 10 ms (460,702)
       String touchedState =
           state.keys().isEmpty()
               ? StoredState.select(state, view, "")
               : StoredState.select(state, view, "d")
-                  + " WHERE EXISTS (SELECT 1 FROM "
+                  + " SEMI JOIN "
                   + IvmNames.quote(viewDeltaTable)
-                  + " AS v WHERE "
-                  + GroupMerge.keysMatch(state)
-                  + ")";
+                  + " AS v ON "
+                  + GroupMerge.keysMatch(state);
       String oldState =
           "SELECT * FROM " + IvmNames.quote(ChangeEmission.oldStateName(viewDeltaTable));
       String mergedState =

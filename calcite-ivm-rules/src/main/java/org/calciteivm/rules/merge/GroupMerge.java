@@ -80,16 +80,17 @@ public final class GroupMerge {
                   + state.stateLost("d", "v")
                   + ")")
           .add(mergeStatement(dataTable, state, "SELECT * FROM " + viewDeltaTable, true, false))
+          // DuckDB's ANTI JOIN: a correlated NOT EXISTS took 3.7 ms against 2.0 ms (1,500 groups
+          // against 11,515)
           .add(
               "CREATE OR REPLACE TEMP TABLE "
                   + recomputedTable
                   + " AS SELECT v.* FROM "
                   + viewDeltaTable
-                  + " AS v WHERE NOT EXISTS (SELECT 1 FROM "
+                  + " AS v ANTI JOIN "
                   + dataTable
-                  + " AS d WHERE "
-                  + keysMatch(state)
-                  + ")")
+                  + " AS d ON "
+                  + keysMatch(state))
           .add(insertRecomputed)
           .add("DROP TABLE " + recomputedTable);
     }
