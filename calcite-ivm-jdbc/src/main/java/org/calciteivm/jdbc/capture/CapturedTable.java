@@ -80,11 +80,14 @@ final class CapturedTable {
 
   /** Creates {@link #returnedStage()} if the connection has none. */
   String returnedStageSetup() {
-    return "CREATE TEMP TABLE IF NOT EXISTS "
-        + returnedStage()
-        + " ("
-        + columnDefinitions(false)
-        + ")";
+    return wholeRowsStageSetup(returnedStage());
+  }
+
+  /**
+   * Creates {@code stage} if the connection has none: a temporary table of the target's columns.
+   */
+  String wholeRowsStageSetup(String stage) {
+    return "CREATE TEMP TABLE IF NOT EXISTS " + stage + " (" + columnDefinitions(false) + ")";
   }
 
   /**

@@ -82,14 +82,8 @@ final class UpsertCapture {
     String stage = tables.insertStage();
     String oldRows = tables.stage("upsert_old");
     String newRows = tables.stage("upsert_new");
-    String conflicting =
-        " FROM "
-            + tables.target()
-            + " AS _ivm_t WHERE EXISTS (SELECT 1 FROM "
-            + stage
-            + " AS _ivm_s WHERE "
-            + sameKey(key, "_ivm_s", "_ivm_t")
-            + ")";
+    // the existing rows a staged row conflicts with (a key with a NULL conflicts with none)
+    String conflicting = rowsKeyedLike(key, stage, "=");
     int end = frame.end();
     String upsert =
         (conflict == null ? "INSERT OR REPLACE INTO " : "INSERT INTO ")
@@ -109,16 +103,8 @@ final class UpsertCapture {
         returns
             ? ImmutableList.of(
                 tables.insertStageSetup(),
-                "CREATE TEMP TABLE IF NOT EXISTS "
-                    + oldRows
-                    + " ("
-                    + tables.columnDefinitions(false)
-                    + ")",
-                "CREATE TEMP TABLE IF NOT EXISTS "
-                    + newRows
-                    + " ("
-                    + tables.columnDefinitions(false)
-                    + ")")
+                tables.wholeRowsStageSetup(oldRows),
+                tables.wholeRowsStageSetup(newRows))
             : ImmutableList.of(
                 tables.insertStageSetup(), tables.rowsStageSetup(tables.stage("upsert_keyed"), ""));
     String stageSql =
@@ -159,17 +145,7 @@ final class UpsertCapture {
    */
   private ImmutableList<String> keyedApply(List<String> key, String stage, String upsert) {
     String oldRows = tables.stage("upsert_keyed");
-    String keyed =
-        " FROM "
-            + tables.target()
-            + " AS _ivm_t WHERE EXISTS (SELECT 1 FROM "
-            + stage
-            + " AS _ivm_s WHERE "
-            + key.stream()
-                .map(IvmNames::quote)
-                .map(c -> "_ivm_s." + c + " IS NOT DISTINCT FROM _ivm_t." + c)
-                .collect(Collectors.joining(" AND "))
-            + ")";
+    String keyed = rowsKeyedLike(key, stage, "IS NOT DISTINCT FROM");
     return ImmutableList.of(
         "INSERT INTO "
             + oldRows
@@ -216,11 +192,11 @@ final class UpsertCapture {
             + tables.captured("_ivm_o.")
             + "-1, NULL FROM "
             + oldRows
-            + " AS _ivm_o WHERE EXISTS (SELECT 1 FROM "
+            + " AS _ivm_o SEMI JOIN "
             + newRows
-            + " AS _ivm_n WHERE "
-            + sameKey(key, "_ivm_n", "_ivm_o")
-            + ") UNION ALL SELECT "
+            + " AS _ivm_n ON "
+            + sameKey(key, "_ivm_n", "_ivm_o", "=")
+            + " UNION ALL SELECT "
             + tables.captured("")
             + "1, NULL FROM "
             + newRows,
@@ -298,11 +274,25 @@ final class UpsertCapture {
   }
 
   /** {@code left.c = right.c} for every column {@code c} of {@code key}, with AND. */
-  private static String sameKey(List<String> key, String left, String right) {
+  private static String sameKey(List<String> key, String left, String right, String equals) {
     return key.stream()
         .map(IvmNames::quote)
-        .map(c -> left + "." + c + " = " + right + "." + c)
+        .map(c -> left + "." + c + " " + equals + " " + right + "." + c)
         .collect(Collectors.joining(" AND "));
+  }
+
+  /**
+   * {@code FROM} the target, as {@code _ivm_t}, the rows whose key a row of {@code stage} has,
+   * compared by {@code equals}, as a DuckDB SEMI JOIN (the form a refresh reads touched groups in;
+   * for a 1,500-row upsert into TPC-H orders it measured the same as a correlated EXISTS).
+   */
+  private String rowsKeyedLike(List<String> key, String stage, String equals) {
+    return " FROM "
+        + tables.target()
+        + " AS _ivm_t SEMI JOIN "
+        + stage
+        + " AS _ivm_s ON "
+        + sameKey(key, "_ivm_s", "_ivm_t", equals);
   }
 
   private SQLFeatureNotSupportedException refused(String what, String instead) {
