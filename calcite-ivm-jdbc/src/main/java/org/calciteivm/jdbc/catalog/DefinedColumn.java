@@ -37,7 +37,6 @@ public record DefinedColumn(String name, String type, String definition) {
     String probe = IvmNames.qualified("temp", PROBE);
     List<String> names = new ArrayList<>();
     List<String> types = new ArrayList<>();
-    String sql;
     try (Statement s = connection.createStatement()) {
       s.execute(
           "CREATE OR REPLACE TEMP TABLE "
@@ -47,28 +46,23 @@ public record DefinedColumn(String name, String type, String definition) {
               + ") WITH NO DATA");
     }
     // (a failure leaves the probe to the rollback, or to the next probe's CREATE OR REPLACE)
+    String sql = null;
     try (Statement s = connection.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'temp' AND"
-                    + " table_name = '"
+                "SELECT c.column_name, c.data_type, t.sql FROM duckdb_tables() t"
+                    + " JOIN duckdb_columns() c ON c.database_oid = t.database_oid AND c.table_oid = t.table_oid"
+                    + " WHERE t.database_name = 'temp' AND t.table_name = '"
                     + PROBE
-                    + "' ORDER BY column_index")) {
+                    + "' ORDER BY c.column_index")) {
       while (rs.next()) {
         names.add(rs.getString(1));
         types.add(rs.getString(2));
+        sql = rs.getString(3);
       }
     }
-    try (Statement s = connection.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT sql FROM duckdb_tables() WHERE database_name = 'temp' AND table_name = '"
-                    + PROBE
-                    + "'")) {
-      if (!rs.next()) {
-        throw new IllegalStateException("the column probe " + probe + " vanished");
-      }
-      sql = rs.getString(1);
+    if (sql == null) {
+      throw new IllegalStateException("the column probe " + probe + " vanished");
     }
     try (Statement s = connection.createStatement()) {
       s.execute("DROP TABLE " + probe);
