@@ -16,6 +16,7 @@ import org.calciteivm.jdbc.catalog.ChangeLogs;
 import org.calciteivm.jdbc.catalog.RefreshTiming;
 import org.calciteivm.jdbc.catalog.TrackedTable;
 import org.calciteivm.jdbc.catalog.ViewEntry;
+import org.calciteivm.jdbc.refresh.MergeOrder;
 import org.calciteivm.jdbc.refresh.PendingChanges;
 import org.calciteivm.jdbc.refresh.RefreshExecutor;
 import org.calciteivm.jdbc.refresh.RefreshProgram;
@@ -207,6 +208,9 @@ public final class RefreshExplanation {
       for (String sql : delta.statementsFor(strategy)) {
         sql.lines().forEach(l -> lines.add("    " + l));
       }
+    }
+    if (delta.statements().keySet().stream().anyMatch(MergeOrder::applies)) {
+      lines.add("  " + MergeOrder.explanation());
     }
     lines.add(
         "  advance the view's watermarks, delete the change rows every reader has consumed, record"

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
 import org.calciteivm.jdbc.CaptureLedger;
@@ -314,7 +315,9 @@ public final class RefreshExecutor {
             : "merge (" + choice.merge() + ")";
     long writingChange = 0;
     long changeWritten = 0;
-    for (String sql : choice.statements()) {
+    UnaryOperator<String> order = MergeOrder.of(steps, view, choice, rows);
+    for (String statement : choice.statements()) {
+      String sql = order.apply(statement);
       boolean writesChange = ChangeEmission.writesChange(sql);
       if (writesChange && !role.writesChange()) {
         continue;
