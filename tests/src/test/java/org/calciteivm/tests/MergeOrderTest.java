@@ -13,12 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An aggregate view's MERGE takes a change with at least as many rows as the view stores in the
- * stored rows' order (DuckDB updates rows out of that order one at a time), and any other change,
- * or any change to a view of fewer rows than one of DuckDB's vectors, as it comes; both leave the
- * view equal to its query. The changes here mix updates of every group, new groups, groups that
- * vanish, NULL keys and values, for SUM/COUNT/AVG (folded into the state), MIN/MAX (a delete
- * recomputes the groups it empties of their extreme) and HAVING.
+ * The MERGE that applies a change with deletes to a view with MIN or MAX takes a change with at
+ * least as many rows as the view stores in the stored rows' order (DuckDB updates rows out of that
+ * order one at a time), and any other change, or any change to a view of fewer rows than one of
+ * DuckDB's vectors, as it comes; both leave the view equal to its query. The changes here mix
+ * updates of every group, new groups, groups that vanish, NULL keys and values, for SUM/COUNT/AVG
+ * (folded into the state), MIN/MAX (a delete recomputes the groups it empties of their extreme) and
+ * HAVING.
  */
 class MergeOrderTest {
   private static final int GROUPS = 3_000;
@@ -28,7 +29,8 @@ class MergeOrderTest {
   private static final String EXTREMES =
       "SELECT k, MIN(x) AS lo, MAX(d) AS hi, COUNT(*) AS n FROM t GROUP BY k";
   private static final String FILTERED =
-      "SELECT k % 1000 AS g, SUM(x) AS s FROM t GROUP BY k % 1000 HAVING COUNT(*) > 1";
+      "SELECT k % 1000 AS g, SUM(x) AS s, MAX(x) AS hi FROM t GROUP BY k % 1000"
+          + " HAVING COUNT(*) > 1";
 
   @TempDir Path directory;
 
@@ -43,15 +45,16 @@ class MergeOrderTest {
       s.execute(
           "INSERT INTO t SELECT " + GROUPS + " + range, range, DATE '2026-01-01' FROM range(500)");
       s.execute("INSERT INTO t VALUES (NULL, 5, DATE '2025-01-01'), (NULL, NULL, NULL)");
-      for (String view : new String[] {"sums", "extremes"}) {
-        assertThat(explainAnalyze(s, view))
-            .as("the refresh of %s", view)
-            .contains("count the view's stored rows, to choose the order of its MERGE")
-            .contains("ORDER BY d.rowid) AS v ON");
-      }
+      assertThat(explainAnalyze(s, "extremes"))
+          .contains("count the view's stored rows, to choose the order of its MERGE")
+          .contains("ORDER BY d.rowid) AS v ON");
       // 1,000 groups: fewer than one vector of DuckDB's, out of order at little cost
       assertThat(explainAnalyze(s, "filtered"))
           .contains("count the view's stored rows, to choose the order of its MERGE")
+          .doesNotContain("ORDER BY d.rowid");
+      // no MIN or MAX: DuckDB probes the stored table for the view delta's query
+      assertThat(explainAnalyze(s, "sums"))
+          .doesNotContain("count the view's stored rows")
           .doesNotContain("ORDER BY d.rowid");
       check(connection);
     }
