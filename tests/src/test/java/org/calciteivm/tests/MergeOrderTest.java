@@ -13,13 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The MERGE that applies a change with deletes to a view with MIN or MAX takes a change with at
- * least as many rows as the view stores in the stored rows' order (DuckDB updates rows out of that
- * order one at a time), and any other change, or any change to a view of fewer rows than one of
- * DuckDB's vectors, as it comes; both leave the view equal to its query. The changes here mix
- * updates of every group, new groups, groups that vanish, NULL keys and values, for SUM/COUNT/AVG
- * (folded into the state), MIN/MAX (a delete recomputes the groups it empties of their extreme) and
- * HAVING.
+ * The MERGE of an aggregate view takes its source in the stored rows' order (DuckDB updates rows
+ * out of that order one at a time) when DuckDB's estimates say it would otherwise probe the source:
+ * a change with deletes to a view with MIN or MAX of at least as many rows as the view stores, or
+ * any change read from change tables DuckDB estimates at least as large as the stored table (rows a
+ * refresh consumed count until a checkpoint); any other change, or any change to a view of fewer
+ * rows than one of DuckDB's vectors, as it comes. Both leave the view equal to its query. The
+ * changes here mix updates of every group, new groups, groups that vanish, NULL keys and values,
+ * for SUM/COUNT/AVG (folded into the state), MIN/MAX (a delete recomputes the groups it empties of
+ * their extreme) and HAVING.
  */
 class MergeOrderTest {
   private static final int GROUPS = 3_000;
@@ -31,6 +33,12 @@ class MergeOrderTest {
   private static final String FILTERED =
       "SELECT k % 1000 AS g, SUM(x) AS s, MAX(x) AS hi FROM t GROUP BY k % 1000"
           + " HAVING COUNT(*) > 1";
+
+  private static final String ESTIMATE =
+      "estimate the stored rows and the change tables' rows, to choose the order of the MERGE";
+  private static final String COUNT =
+      "count the view's stored rows, to choose the order of its MERGE";
+  private static final String ORDERED = "ORDER BY d.rowid) AS v ON";
 
   @TempDir Path directory;
 
@@ -45,16 +53,13 @@ class MergeOrderTest {
       s.execute(
           "INSERT INTO t SELECT " + GROUPS + " + range, range, DATE '2026-01-01' FROM range(500)");
       s.execute("INSERT INTO t VALUES (NULL, 5, DATE '2025-01-01'), (NULL, NULL, NULL)");
-      assertThat(explainAnalyze(s, "extremes"))
-          .contains("count the view's stored rows, to choose the order of its MERGE")
-          .contains("ORDER BY d.rowid) AS v ON");
+      assertThat(explainAnalyze(s, "extremes")).contains(COUNT).contains(ORDERED);
+      // no MIN or MAX: the change table's rows outnumber the stored groups
+      assertThat(explainAnalyze(s, "sums")).contains(ESTIMATE).contains(ORDERED);
       // 1,000 groups: fewer than one vector of DuckDB's, out of order at little cost
       assertThat(explainAnalyze(s, "filtered"))
-          .contains("count the view's stored rows, to choose the order of its MERGE")
-          .doesNotContain("ORDER BY d.rowid");
-      // no MIN or MAX: DuckDB probes the stored table for the view delta's query
-      assertThat(explainAnalyze(s, "sums"))
-          .doesNotContain("count the view's stored rows")
+          .contains(COUNT)
+          .contains("the MERGE takes its source as it comes: stored rows 1,000")
           .doesNotContain("ORDER BY d.rowid");
       check(connection);
     }
@@ -71,10 +76,42 @@ class MergeOrderTest {
       for (String view : new String[] {"sums", "extremes", "filtered"}) {
         assertThat(explainAnalyze(s, view))
             .as("the refresh of %s", view)
-            .doesNotContain("count the view's stored rows")
+            .doesNotContain(ESTIMATE)
+            .doesNotContain(COUNT)
             .doesNotContain("ORDER BY d.rowid");
       }
       check(connection);
+    }
+  }
+
+  /**
+   * A change of fewer rows than the view stores, read from a change table whose consumed rows
+   * DuckDB still counts (no checkpoint since), is merged in stored order: DuckDB estimates the
+   * source by those counts. A checkpoint drops the consumed rows, and the same change is merged as
+   * it comes.
+   */
+  @Test
+  void consumedChangeRowsCountUntilACheckpoint() throws SQLException {
+    String query = "SELECT k, SUM(x) AS s, COUNT(*) AS n FROM u GROUP BY k";
+    try (Connection connection = open();
+        Statement s = connection.createStatement()) {
+      s.execute("CREATE TABLE u (k INTEGER, x INTEGER)");
+      s.execute("INSERT INTO u SELECT range, range % 100 FROM range(20000)");
+      s.execute("CREATE MATERIALIZED VIEW per_key AS " + query);
+      s.execute("SET ivm_refresh_mode = incremental");
+      s.execute("UPDATE u SET x = x + 1"); // 40,000 change rows
+      s.execute("REFRESH MATERIALIZED VIEW per_key"); // consumed: deleted from the change table
+      s.execute("UPDATE u SET x = x - 1 WHERE k < 5000"); // 10,000 change rows, 5,000 groups
+      assertThat(explainAnalyze(s, "per_key"))
+          .contains("the MERGE takes its source in stored order: stored rows estimated at 20,000")
+          .contains(ORDERED);
+      ViewCheck.assertMatches(connection, "per_key", query, "after the ordered merge");
+      s.execute("CHECKPOINT");
+      s.execute("UPDATE u SET x = x + 1 WHERE k < 5000");
+      assertThat(explainAnalyze(s, "per_key"))
+          .contains("the MERGE takes its source as it comes")
+          .doesNotContain("ORDER BY d.rowid");
+      ViewCheck.assertMatches(connection, "per_key", query, "after the checkpoint");
     }
   }
 
@@ -106,9 +143,7 @@ class MergeOrderTest {
                 + " END, range % 100, DATE '2026-01-01' + (range % 40)::INTEGER FROM range("
                 + random.nextInt(2 * GROUPS)
                 + ")");
-        for (String view : new String[] {"sums", "extremes", "filtered"}) {
-          s.execute("REFRESH MATERIALIZED VIEW " + view);
-        }
+        refreshAll(s);
         checkAll(connection, where);
       }
     }
@@ -133,6 +168,12 @@ class MergeOrderTest {
     s.execute("CREATE MATERIALIZED VIEW extremes AS " + EXTREMES);
     s.execute("CREATE MATERIALIZED VIEW filtered AS " + FILTERED);
     s.execute("SET ivm_refresh_mode = incremental");
+  }
+
+  private static void refreshAll(Statement s) throws SQLException {
+    for (String view : new String[] {"sums", "extremes", "filtered"}) {
+      s.execute("REFRESH MATERIALIZED VIEW " + view);
+    }
   }
 
   private static String explainAnalyze(Statement s, String view) throws SQLException {

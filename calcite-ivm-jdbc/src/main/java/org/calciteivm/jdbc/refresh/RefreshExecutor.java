@@ -315,7 +315,8 @@ public final class RefreshExecutor {
             : "merge (" + choice.merge() + ")";
     long writingChange = 0;
     long changeWritten = 0;
-    UnaryOperator<String> order = MergeOrder.of(steps, view, choice, rows);
+    List<TrackedTable> inputs = pending.keySet().stream().map(catalog::trackedTable).toList();
+    UnaryOperator<String> order = MergeOrder.of(steps, view, choice, rows, inputs);
     for (String statement : choice.statements()) {
       String sql = order.apply(statement);
       boolean writesChange = ChangeEmission.writesChange(sql);

@@ -50,12 +50,12 @@ public final class GroupMerge {
    *
    * <p>Why: DuckDB updates rows that reach it out of their stored order one at a time, each one
    * decompressing its vector of every updated column again (duckdb/duckdb#11275), and a MERGE whose
-   * source is the probe side of its join updates in the source's order, as DuckDB plans it when the
-   * source has about as many rows as the stored table or more. TPC-H SF 1, the MIN/MAX view (10,000
-   * suppliers) after 1% of the orders deleted, 9,772 groups updated: 191 ms for the MERGE, 14.5 ms
-   * with its source in this order, measured by hand on plain DuckDB 2.0. For a small source DuckDB
-   * probes the stored table, in order already, and the join that orders the source would only read
-   * the stored keys once more: {@code org.calciteivm.jdbc.refresh.MergeOrder} decides.
+   * source is the probe side of its join updates in the source's order, as DuckDB plans it when it
+   * estimates the source at least as large as the stored table. TPC-H SF 1, the MIN/MAX view
+   * (10,000 suppliers) after 1% of the orders deleted, 9,772 groups updated: 191 ms for the MERGE,
+   * 14.5 ms with its source in this order, measured by hand on plain DuckDB 2.0. For a small source
+   * DuckDB probes the stored table, in order already, and the join that orders the source would
+   * only read the stored keys once more: {@code org.calciteivm.jdbc.refresh.MergeOrder} decides.
    */
   public static @Nullable String inStoredOrder(String merge, String dataTable) {
     WithClause with = WithClause.of(merge);
