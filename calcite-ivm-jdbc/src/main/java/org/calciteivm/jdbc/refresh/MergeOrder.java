@@ -1,7 +1,10 @@
 package org.calciteivm.jdbc.refresh;
 
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.calciteivm.core.IvmNames;
 import org.calciteivm.core.MergeStrategy;
@@ -48,6 +51,9 @@ public final class MergeOrder {
 
   private MergeOrder() {}
 
+  /** A table whose change the refresh reads, and how many change rows it has pending. */
+  record Input(TrackedTable table, long rows) {}
+
   /** Whether the statements of {@code merge} hold a MERGE of groups whose order may be chosen. */
   public static boolean applies(MergeStrategy merge) {
     return merge == MergeStrategy.GROUP_RECOMPUTE
@@ -70,15 +76,15 @@ public final class MergeOrder {
 
   /**
    * How the statements of {@code choice} are to be run for a change of {@code changeRows} rows,
-   * read from {@code inputs}' change tables, to {@code view}: as they are, or with their MERGE's
-   * source in stored order.
+   * read from the change tables of {@code inputs}, to {@code view}: as they are, or with their
+   * MERGE's source in stored order.
    */
   static UnaryOperator<String> of(
       RefreshSteps steps,
       ViewEntry view,
       RefreshProgram.Choice choice,
       long changeRows,
-      List<TrackedTable> inputs)
+      List<Input> inputs)
       throws SQLException {
     if (!applies(choice.merge()) || changeRows < MIN_CHANGE_ROWS) {
       return UnaryOperator.identity();
@@ -96,29 +102,33 @@ public final class MergeOrder {
           "SELECT count(*) FROM " + dataTable,
           rs -> rows[0] = rs.getLong(1));
     } else {
-      String stored = IvmNames.literal(IvmNames.viewDataTable(view.id(), view.name()));
-      StringBuilder tables = new StringBuilder(stored);
-      for (TrackedTable input : inputs) {
-        tables
-            .append(", ")
-            .append(IvmNames.literal(IvmNames.deltaTable(input.id(), input.relation().name())));
+      String stored = IvmNames.viewDataTable(view.id(), view.name());
+      Map<String, Long> pending = new TreeMap<>();
+      for (Input input : inputs) {
+        pending.merge(
+            IvmNames.deltaTable(input.table().id(), input.table().relation().name()),
+            input.rows(),
+            Long::sum);
       }
+      StringBuilder tables = new StringBuilder(IvmNames.literal(stored));
+      for (String table : pending.keySet()) {
+        tables.append(", ").append(IvmNames.literal(table));
+      }
+      // estimated_size leaves out rows the refresh's own transaction wrote (the change of a view
+      // below, in a graph's refresh), which DuckDB's planner counts: each change table counts as at
+      // least its pending rows
+      Map<String, Long> estimates = new HashMap<>(pending);
       steps.query(
           "estimate the stored rows and the change tables' rows, to choose the order of the MERGE",
-          "SELECT coalesce(sum(estimated_size) FILTER (WHERE table_name = "
-              + stored
-              + "), 0), coalesce(sum(estimated_size) FILTER (WHERE table_name <> "
-              + stored
-              + "), 0) FROM duckdb_tables() WHERE database_name = current_database()"
-              + " AND schema_name = "
+          "SELECT table_name, estimated_size FROM duckdb_tables()"
+              + " WHERE database_name = current_database() AND schema_name = "
               + IvmNames.literal(IvmNames.SCHEMA)
               + " AND table_name IN ("
               + tables
               + ")",
-          rs -> {
-            rows[0] = rs.getLong(1);
-            rows[1] = rs.getLong(2);
-          });
+          rs -> estimates.merge(rs.getString(1), rs.getLong(2), Math::max));
+      rows[0] = estimates.getOrDefault(stored, 0L);
+      rows[1] = pending.keySet().stream().mapToLong(estimates::get).sum();
     }
     long storedRows = rows[0];
     long sourceRows = rows[1];

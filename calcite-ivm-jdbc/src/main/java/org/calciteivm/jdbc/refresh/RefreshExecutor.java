@@ -315,7 +315,10 @@ public final class RefreshExecutor {
             : "merge (" + choice.merge() + ")";
     long writingChange = 0;
     long changeWritten = 0;
-    List<TrackedTable> inputs = pending.keySet().stream().map(catalog::trackedTable).toList();
+    List<MergeOrder.Input> inputs =
+        pending.values().stream()
+            .map(in -> new MergeOrder.Input(catalog.trackedTable(in.tableId()), in.rows()))
+            .toList();
     UnaryOperator<String> order = MergeOrder.of(steps, view, choice, rows, inputs);
     for (String statement : choice.statements()) {
       String sql = order.apply(statement);
